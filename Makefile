@@ -1,0 +1,68 @@
+# Storekeeper. The two commands for a fresh machine are `make demo` and `make test`;
+# each installs what it needs first (Debian packages through `make deps`).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Every Debian package the project uses, for every issue: C libraries behind the four
+# fences, the servers the tests run for real, and the benchmark tools.
+DEBIAN_PACKAGES := libssl-dev libcurl4-openssl-dev libsqlite3-dev libhiredis-dev \
+                   redis-server lighttpd hyperfine wrk openssl ca-certificates pkg-config jq
+
+SWIFT ?= swift
+FUNCTIONS := $(notdir $(wildcard functions/*))
+RELEASE_FLAGS := -c release --static-swift-stdlib
+PKI := Tests/Fixtures/pki
+
+.PHONY: help deps build release test demo bench fuzz fuzz-ci pki apple-roots clean
+
+help:
+	@echo "make demo   - build, then show verify-signed-data accepting test-signed data and rejecting a tampered copy"
+	@echo "make test   - the whole test suite (unit, adapters, black-box binaries, ldd check, short fuzz runs)"
+	@echo "make bench  - release build, then figures: process time, batch time per JWS, peak memory, floors"
+	@echo "make fuzz   - run each libFuzzer target (FUZZ_SECONDS=60 each by default)"
+	@echo "make pki    - regenerate the test PKI under $(PKI)"
+	@echo "make apple-roots - download Apple's root certificates into var/apple-roots (needs internet)"
+	@echo "make deps   - install the Debian packages the project needs"
+
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory fuzz-ci
+
+demo: deps
+	@$(SWIFT) build $(RELEASE_FLAGS) --product verify-signed-data >/dev/null
+	@$(SWIFT) build $(RELEASE_FLAGS) --product simulate-store >/dev/null
+	@BIN=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) infra/demo/verify-demo.sh
+
+bench: deps
+	@$(SWIFT) build $(RELEASE_FLAGS)
+	@BIN=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) bench/run.sh
+
+fuzz: deps
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-60} fuzz/run.sh
+
+# The short fuzz run CI makes: each target for a few seconds; any crash, leak or hang fails.
+fuzz-ci: deps
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-20} fuzz/run.sh
+
+pki:
+	$(PKI)/make-pki.sh
+
+apple-roots:
+	infra/apple-roots/fetch.sh var/apple-roots
+
+clean:
+	rm -rf .build var/fuzz

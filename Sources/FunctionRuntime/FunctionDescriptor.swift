@@ -1,0 +1,40 @@
+/// What a function is: its name, where it is served, who may call it, and the help text that
+/// `--help` prints. The runtime uses `method`, `route` and `visibility` to admit HTTP requests.
+public struct FunctionDescriptor: Sendable {
+    /// The function's name, also its executable's name: `verify-signed-data`.
+    public var name: String
+    /// The HTTP route (`/appstore/verify`), or nil for a cron-only function, which then
+    /// answers 404 over HTTP.
+    public var route: String?
+    /// The one HTTP method accepted over HTTP (`POST`, `GET`); anything else is 405.
+    public var method: String
+    public var visibility: Visibility
+    /// One line.
+    public var summary: String
+    /// Help text: the request shape.
+    public var request: String
+    /// Help text: the response shape.
+    public var response: String
+    /// The variables the function reads; the runtime adds its own to `--help`.
+    public var variables: [EnvironmentVariableHelp]
+
+    public init(
+        name: String,
+        route: String?,
+        method: String,
+        visibility: Visibility,
+        summary: String,
+        request: String,
+        response: String,
+        variables: [EnvironmentVariableHelp] = []
+    ) {
+        self.name = name
+        self.route = route
+        self.method = method.uppercased()
+        self.visibility = visibility
+        self.summary = summary
+        self.request = request
+        self.response = response
+        self.variables = variables
+    }
+}

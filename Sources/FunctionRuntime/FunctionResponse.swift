@@ -1,0 +1,56 @@
+/// What a handler answers: an HTTP status, extra headers, a body, and the process exit code
+/// used when the function runs in a pipe or under cron.
+public struct FunctionResponse: Sendable {
+    /// The HTTP status.
+    public var status: Int
+    /// Extra headers; `Content-Type: application/json` is added unless one is given here.
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+    /// sysexits code; by default derived from `status` (see `defaultExitCode(forStatus:)`).
+    public var exitCode: Int32
+
+    public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], exitCode: Int32? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.exitCode = exitCode ?? FunctionResponse.defaultExitCode(forStatus: status)
+    }
+
+    /// `value` as compact JSON with sorted keys.
+    public static func json(_ value: some Encodable, status: Int = 200, exitCode: Int32? = nil) throws -> FunctionResponse {
+        let body = try RuntimeJSON.encode(value)
+        return FunctionResponse(status: status, body: body, exitCode: exitCode)
+    }
+
+    /// The wire error `{"error": {"code": ..., "message": ...}}` with the status and exit code
+    /// of the error's kind.
+    public static func error(_ error: FunctionError) -> FunctionResponse {
+        var response = FunctionResponse(status: error.kind.status, body: ErrorBody(error).encoded(), exitCode: error.kind.exitCode)
+        switch error.kind {
+        case .unauthorized:
+            response.headers.append(("WWW-Authenticate", "Bearer"))
+        case .temporary:
+            // Callers that honour it (Apple does not, cron wrappers may) back off a little.
+            response.headers.append(("Retry-After", "5"))
+        default:
+            break
+        }
+        return response
+    }
+
+    /// 1xx–3xx → 0, 503 → 75 (retry), other 4xx → 65, other 5xx → 70.
+    public static func defaultExitCode(forStatus status: Int) -> Int32 {
+        switch status {
+        case ..<400: 0
+        case 503: 75
+        case 400..<500: 65
+        default: 70
+        }
+    }
+
+    /// The first header with this name, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.0.lowercased() == wanted }?.1
+    }
+}

@@ -1,0 +1,85 @@
+import StorekeeperCore
+
+/// Runs one handler against injected arguments, environment, stdin, stdout and stderr, and
+/// returns the exit code. `FunctionMain.run` wraps it around the real process; tests run it
+/// in process with byte arrays.
+///
+/// The front door is chosen once per process for CGI (`GATEWAY_INTERFACE` set) and per
+/// document otherwise, so an NDJSON batch may mix direct requests and HTTP events. For
+/// several answers the exit code is the largest of theirs: a batch with any retryable
+/// failure asks to be retried, any configuration error outranks the rest.
+public struct FunctionRunner<Handler: FunctionHandler> {
+    public let arguments: [String]
+    public let environment: [String: String]
+    public let clock: any Clock
+    private let input: any InputSource
+    private let output: any OutputSink
+    private let errorOutput: any OutputSink
+
+    public init(
+        _ handler: Handler.Type,
+        arguments: [String],
+        environment: [String: String],
+        clock: any Clock,
+        input: any InputSource,
+        output: any OutputSink,
+        errorOutput: any OutputSink
+    ) {
+        self.arguments = arguments
+        self.environment = environment
+        self.clock = clock
+        self.input = input
+        self.output = output
+        self.errorOutput = errorOutput
+    }
+
+    /// Answers `--help`, or every request on the input; returns the process exit code.
+    public func run() -> Int32 {
+        let descriptor = Handler.descriptor
+        if arguments.count > 1, arguments[1] == "--help" || arguments[1] == "-h" {
+            do {
+                try output.write(Array(HelpText.render(descriptor).utf8))
+                return 0
+            } catch {
+                return RequestLoop<Handler>.ioFailureExitCode
+            }
+        }
+        let isCGI = environment[RuntimeVariable.gatewayInterface].map { !$0.isEmpty } ?? false
+        // Under CGI, HTTP_* variables are the caller's request headers, not configuration:
+        // the handler never sees them as such (they reach it as headers).
+        let variables = EnvironmentVariables(isCGI ? environment.filter { !$0.key.hasPrefix("HTTP_") } : environment)
+        let requestedLevel = variables.optional(RuntimeVariable.logLevel)
+        let level = requestedLevel.flatMap(LogLevel.init(name:)) ?? .info
+        let errorOutput = self.errorOutput
+        // A log line that cannot be written is dropped: stderr failing must not stop an answer.
+        let log = Logger(function: descriptor.name, clock: clock, minimumLevel: level, emit: { try? errorOutput.write($0) })
+        if let requestedLevel, LogLevel(name: requestedLevel) == nil {
+            log.warning("unknown_log_level", ["variable": RuntimeVariable.logLevel, "value": requestedLevel])
+        }
+        let loop = RequestLoop<Handler>(descriptor: descriptor, environment: variables, clock: clock, log: log, output: output)
+        return loop.serve(input: input, cgiEnvironment: isCGI ? environment : nil)
+    }
+
+    /// Runs `handler` in process on `stdin` and collects what a process would have written.
+    public static func run(
+        _ handler: Handler.Type,
+        arguments: [String] = [],
+        environment: [String: String] = [:],
+        stdin: [UInt8],
+        clock: any Clock = SystemClock()
+    ) -> FunctionRunResult {
+        let output = ByteBuffer()
+        let errorOutput = ByteBuffer()
+        let runner = FunctionRunner(
+            handler,
+            arguments: [Handler.descriptor.name] + arguments,
+            environment: environment,
+            clock: clock,
+            input: ByteBuffer(stdin),
+            output: output,
+            errorOutput: errorOutput
+        )
+        let exitCode = runner.run()
+        return FunctionRunResult(exitCode: exitCode, stdout: output.bytes, stderr: errorOutput.bytes)
+    }
+}

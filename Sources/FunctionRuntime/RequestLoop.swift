@@ -1,0 +1,240 @@
+import StorekeeperCore
+
+/// One process's worth of requests: builds the handler once, admits each request (route,
+/// bearer token, method), calls the handler, maps what it throws, writes the answer in the
+/// front door's format and logs one line per request.
+final class RequestLoop<Handler: FunctionHandler> {
+    /// EX_IOERR: stdin or stdout failed, so no answer could be given.
+    static var ioFailureExitCode: Int32 { 74 }
+
+    private let descriptor: FunctionDescriptor
+    private let environment: EnvironmentVariables
+    private let clock: any Clock
+    private let log: Logger
+    private let output: any OutputSink
+    private var exitCode: Int32 = 0
+    /// The NDJSON line being answered (1-based), for the request log; nil for a single request.
+    private var line: Int?
+
+    init(descriptor: FunctionDescriptor, environment: EnvironmentVariables, clock: any Clock, log: Logger, output: any OutputSink) {
+        self.descriptor = descriptor
+        self.environment = environment
+        self.clock = clock
+        self.log = log
+        self.output = output
+    }
+
+    /// Serves everything on `input`; returns the process exit code.
+    /// `cgiEnvironment` is the whole process environment when the CGI door is in use.
+    func serve(input: any InputSource, cgiEnvironment: [String: String]?) -> Int32 {
+        do {
+            if let cgiEnvironment {
+                try serveCGI(input: input, environment: cgiEnvironment)
+            } else {
+                try serveStream(input: input)
+            }
+            return exitCode
+        } catch {
+            log.error("io_failed", ["error": String(describing: error)])
+            return Self.ioFailureExitCode
+        }
+    }
+
+    // MARK: - Front doors
+
+    private func serveCGI(input: any InputSource, environment cgiEnvironment: [String: String]) throws {
+        let started = ContinuousClock.now
+        let handler: Handler
+        switch makeHandler() {
+        case .success(let built): handler = built
+        case .failure(let error):
+            return try finish(errorResponse(error, door: .cgi), door: .cgi, request: nil, code: error.code, started: started)
+        }
+        let request: FunctionRequest
+        do {
+            request = try CGIRequest.read(environment: cgiEnvironment, input: input)
+        } catch let error as FunctionError {
+            return try finish(errorResponse(error, door: .cgi), door: .cgi, request: nil, code: error.code, started: started)
+        }
+        try answer(request, handler: handler, started: started)
+    }
+
+    private func serveStream(input: any InputSource) throws {
+        let started = ContinuousClock.now
+        let bytes = try input.read(limit: RuntimeLimits.maxStreamBytes + 1)
+        if bytes.count > RuntimeLimits.maxStreamBytes {
+            let error = FunctionError.payloadTooLarge(message: "stdin is larger than \(RuntimeLimits.maxStreamBytes) bytes")
+            return try finish(.error(error), door: .direct, request: nil, code: error.code, started: started)
+        }
+        let documents = RequestFraming.documents(bytes)
+        let handler: Handler
+        switch makeHandler() {
+        case .success(let built): handler = built
+        case .failure(let error):
+            // Answered once, in the door the first document came through: the process never started.
+            let door = documents.first?.frontDoor ?? .direct
+            return try finish(errorResponse(error, door: door), door: door, request: nil, code: error.code, started: started)
+        }
+        if documents.isEmpty {
+            let error = FunctionError.badInput(code: "empty_request", message: "the request is empty")
+            return try finish(.error(error), door: .direct, request: nil, code: error.code, started: started)
+        }
+        for (index, document) in documents.enumerated() {
+            line = documents.count > 1 ? index + 1 : nil
+            try serve(document, handler: handler, started: index == 0 ? started : ContinuousClock.now)
+        }
+    }
+
+    private func serve(_ document: DocumentProbe, handler: Handler, started: ContinuousClock.Instant) throws {
+        let rejection: FunctionError
+        let door = document.frontDoor
+        switch document.shape {
+        case .request:
+            guard document.bytes.count <= RuntimeLimits.maxBodyBytes else {
+                rejection = .payloadTooLarge(message: "the request is larger than \(RuntimeLimits.maxBodyBytes) bytes")
+                break
+            }
+            let request = FunctionRequest(
+                frontDoor: .direct,
+                method: descriptor.method,
+                path: descriptor.route ?? "/",
+                headers: ["content-type": "application/json"],
+                body: document.bytes
+            )
+            return try answer(request, handler: handler, started: started)
+        case .httpEvent(let event):
+            do {
+                return try answer(event.request(), handler: handler, started: started)
+            } catch let error as FunctionError {
+                rejection = error
+            }
+        case .invalidJSON:
+            rejection = .badInput(code: "invalid_json", message: "the request is not valid JSON")
+        case .notAnObject:
+            rejection = .badInput(message: "the request must be a JSON object")
+        case .malformedHTTPEvent:
+            rejection = .badInput(message: "the HTTP event envelope is malformed")
+        }
+        try finish(errorResponse(rejection, door: door), door: door, request: nil, code: rejection.code, started: started)
+    }
+
+    // MARK: - Handling
+
+    private var builtHandler: Result<Handler, FunctionError>?
+
+    /// Built at most once per process; a failure answers every door with 500 and exit 78
+    /// (or 503/75 when the handler says its dependency is only temporarily down).
+    private func makeHandler() -> Result<Handler, FunctionError> {
+        if let builtHandler { return builtHandler }
+        let context = FunctionContext(environment: environment, clock: clock, log: log)
+        let result: Result<Handler, FunctionError>
+        do {
+            result = .success(try Handler(context: context))
+        } catch let error as FunctionError {
+            result = .failure(error)
+        } catch let error as any CodedError {
+            result = .failure(FunctionError(code: error.code, message: error.reason, kind: error.isRetryable ? .temporary : .configuration))
+        } catch {
+            log.error("startup_error", ["error": String(describing: error)])
+            result = .failure(.configuration("the function could not start"))
+        }
+        if case .failure(let error) = result {
+            log.error("startup_failed", ["code": error.code, "reason": error.reason])
+        }
+        builtHandler = result
+        return result
+    }
+
+    private func answer(_ request: FunctionRequest, handler: Handler, started: ContinuousClock.Instant) throws {
+        if let refusal = admit(request) {
+            var response = errorResponse(refusal, door: request.frontDoor)
+            if refusal.kind == .methodNotAllowed { response.headers.append(("Allow", descriptor.method)) }
+            return try finish(response, door: request.frontDoor, request: request, code: refusal.code, started: started)
+        }
+        let response: FunctionResponse
+        var code: String?
+        do {
+            response = try handler.handle(request)
+        } catch {
+            let mapped = map(error)
+            response = errorResponse(mapped, door: request.frontDoor)
+            code = mapped.code
+        }
+        try finish(response, door: request.frontDoor, request: request, code: code, started: started)
+    }
+
+    /// The HTTP-only checks, in an order that tells an anonymous caller the least: a function
+    /// with no route does not exist, an internal one wants its token before anything else.
+    private func admit(_ request: FunctionRequest) -> FunctionError? {
+        guard request.frontDoor.isHTTP else { return nil }
+        guard descriptor.route != nil else {
+            return .notFound(message: "\(descriptor.name) is not served over HTTP")
+        }
+        if descriptor.visibility == .internal {
+            guard let token = environment.optional(RuntimeVariable.adminToken) else {
+                return .configuration("\(RuntimeVariable.adminToken) is not set; internal functions need it over HTTP")
+            }
+            guard AdminAuthorization.accepts(header: request.header("authorization"), token: token) else {
+                return .unauthorized()
+            }
+        }
+        guard request.method == descriptor.method else {
+            return .methodNotAllowed(message: "use \(descriptor.method)")
+        }
+        return nil
+    }
+
+    /// FunctionError keeps its kind; another CodedError is 503 when retryable, else 400;
+    /// anything else is a bug, answered generically and described only in the log.
+    private func map(_ error: any Error) -> FunctionError {
+        if let error = error as? FunctionError { return error }
+        if let error = error as? any CodedError {
+            return FunctionError(code: error.code, message: error.reason, kind: error.isRetryable ? .temporary : .badInput)
+        }
+        log.error("unexpected_error", ["error": String(describing: error)])
+        return .internalError()
+    }
+
+    /// Over HTTP a stranger may be asking: a configuration problem is described in the log,
+    /// not in the answer, so variable names and set-up details stay private.
+    private func errorResponse(_ error: FunctionError, door: FrontDoor) -> FunctionResponse {
+        guard door.isHTTP, error.kind == .configuration else { return .error(error) }
+        log.error("configuration_error", ["code": error.code, "reason": error.reason])
+        return .error(FunctionError(code: error.code, message: "the function is not configured correctly; see its log", kind: error.kind))
+    }
+
+    // MARK: - Output
+
+    private func finish(_ response: FunctionResponse, door: FrontDoor, request: FunctionRequest?, code: String?, started: ContinuousClock.Instant) throws {
+        try output.write(encode(response, door: door))
+        exitCode = max(exitCode, response.exitCode)
+        let elapsed = started.duration(to: ContinuousClock.now).components
+        var fields: [String: any LogFieldValue] = [
+            "door": door.rawValue,
+            "method": request?.method ?? "-",
+            "route": descriptor.route ?? "-",
+            "status": response.status,
+            "exit": response.exitCode,
+            "duration_us": elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000,
+        ]
+        if let code { fields["code"] = code }
+        if let line { fields["line"] = line }
+        let level: LogLevel = response.status >= 500 ? .error : response.status >= 400 ? .warning : .info
+        log.log(level, "request", fields)
+    }
+
+    private func encode(_ response: FunctionResponse, door: FrontDoor) -> [UInt8] {
+        switch door {
+        case .direct:
+            // One answer per line: an empty body still takes its line, as `{}`.
+            var bytes = response.body.isEmpty ? Array("{}".utf8) : response.body
+            if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+            return bytes
+        case .httpEvent:
+            if let bytes = try? HTTPEventResponse(response).encoded() { return bytes }
+            return Array(#"{"body":"{\"error\":{\"code\":\"internal_error\",\"message\":\"internal error\"}}","headers":{"content-type":"application/json"},"isBase64Encoded":false,"statusCode":500}"#.utf8) + [UInt8(ascii: "\n")]
+        case .cgi:
+            return CGIResponse.encode(response)
+        }
+    }
+}

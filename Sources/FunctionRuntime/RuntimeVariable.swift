@@ -1,0 +1,9 @@
+/// Environment variables the runtime itself reads, so every function spells them the same.
+public enum RuntimeVariable {
+    /// The bearer token internal functions require over HTTP.
+    public static let adminToken = "STOREKEEPER_ADMIN_TOKEN"
+    /// `debug`, `info` (default), `warning` or `error`.
+    public static let logLevel = "STOREKEEPER_LOG_LEVEL"
+    /// Set by every CGI server; its presence selects the CGI front door.
+    public static let gatewayInterface = "GATEWAY_INTERFACE"
+}

@@ -1,0 +1,13 @@
+import FoundationEssentials
+
+/// The server environment that signed the data.
+///
+/// `Xcode` and `LocalTesting` data is signed by a local or test key, never by Apple's chain.
+///
+/// [environment](https://developer.apple.com/documentation/appstoreserverapi/environment)
+public enum Environment: String, Codable, Sendable, Hashable, CaseIterable {
+    case sandbox = "Sandbox"
+    case production = "Production"
+    case xcode = "Xcode"
+    case localTesting = "LocalTesting"
+}

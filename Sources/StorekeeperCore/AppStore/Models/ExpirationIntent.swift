@@ -1,0 +1,12 @@
+import FoundationEssentials
+
+/// Why an auto-renewable subscription expired.
+///
+/// [expirationIntent](https://developer.apple.com/documentation/appstoreserverapi/expirationintent)
+public enum ExpirationIntent: Int32, Codable, Sendable, Hashable, CaseIterable {
+    case customerCancelled = 1
+    case billingError = 2
+    case customerDidNotConsentToPriceIncrease = 3
+    case productNotAvailable = 4
+    case other = 5
+}

@@ -1,0 +1,9 @@
+import FoundationEssentials
+
+/// Whether the transaction is a customer's purchase or a system-initiated renewal.
+///
+/// [transactionReason](https://developer.apple.com/documentation/appstoreserverapi/transactionreason)
+public enum TransactionReason: String, Codable, Sendable, Hashable, CaseIterable {
+    case purchase = "PURCHASE"
+    case renewal = "RENEWAL"
+}

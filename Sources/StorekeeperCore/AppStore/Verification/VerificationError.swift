@@ -1,0 +1,36 @@
+/// Why App Store signed data was rejected, with the codes Apple's own server libraries use
+/// (`VerificationError` in app-store-server-library), so users can match on names they know.
+///
+/// https://github.com/apple/app-store-server-library-swift (SignedDataVerifier)
+public struct VerificationError: CodedError, Equatable {
+    /// Apple's names for the failure kinds.
+    public enum Code: String, Sendable, CaseIterable {
+        /// Not a compact JWS, a header of the wrong shape, an algorithm other than ES256,
+        /// an `x5c` that is not three certificates, or a payload that is not JSON.
+        case invalidJWTFormat = "INVALID_JWT_FORMAT"
+        /// A certificate that does not parse, chain to a configured root, carry Apple's
+        /// OIDs, or is expired or revoked at the validation time.
+        case invalidCertificate = "INVALID_CERTIFICATE"
+        /// The signature does not match the leaf certificate's key.
+        case verificationFailure = "VERIFICATION_FAILURE"
+        /// An online check could not be completed (OCSP unreachable under the hard policy).
+        case retryableVerificationFailure = "RETRYABLE_VERIFICATION_FAILURE"
+        /// The bundle id or App Apple ID is not this app's.
+        case invalidAppIdentifier = "INVALID_APP_IDENTIFIER"
+        /// The data's environment is not one this deployment accepts.
+        case invalidEnvironment = "INVALID_ENVIRONMENT"
+    }
+
+    public let kind: Code
+    public let reason: String
+
+    public init(_ kind: Code, _ reason: String) {
+        self.kind = kind
+        self.reason = reason
+    }
+
+    public var code: String { kind.rawValue }
+    public var isRetryable: Bool { kind == .retryableVerificationFailure }
+
+    public static func == (lhs: VerificationError, rhs: VerificationError) -> Bool { lhs.kind == rhs.kind }
+}

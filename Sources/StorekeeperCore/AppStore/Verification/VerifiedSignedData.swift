@@ -1,0 +1,27 @@
+import FoundationEssentials
+
+/// App Store signed data whose chain, signature, app and environment have all been checked.
+///
+/// The payload is kept as the exact JSON bytes Apple signed, so nothing Apple adds is lost;
+/// `decode(_:)` gives the typed model.
+public struct VerifiedSignedData: Sendable {
+    public let type: SignedDataType
+    /// The environment the data declares ("Production", "Sandbox", "Xcode", "LocalTesting").
+    public let environment: String
+    /// The verified payload, byte for byte as signed.
+    public let payload: [UInt8]
+    /// When Apple signed it (an app transaction: when the receipt was created).
+    public let signedDate: Date?
+    /// For a notification: the verified payload of `data.signedTransactionInfo`, if present.
+    public let transactionInfo: [UInt8]?
+    /// For a notification: the verified payload of `data.signedRenewalInfo`, if present.
+    public let renewalInfo: [UInt8]?
+    /// True when the signature was not checked because the data comes from an Xcode or
+    /// LocalTesting environment that this deployment explicitly accepts.
+    public let signatureSkipped: Bool
+
+    /// Decodes the payload into its typed model (`ResponseBodyV2DecodedPayload`, ...).
+    public func decode<Model: Decodable>(_ model: Model.Type) throws -> Model {
+        try JSONDecoder().decode(model, from: Data(payload))
+    }
+}

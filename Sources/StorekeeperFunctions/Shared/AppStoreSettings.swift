@@ -1,0 +1,80 @@
+import FoundationEssentials
+import FunctionRuntime
+import OpenSSLCrypto
+import StorekeeperCore
+
+/// The `APPSTORE_*` settings every App Store function shares, read once from the environment
+/// and checked before the first request, so a mistake is exit 78 at start-up rather than a
+/// wrong answer later.
+struct AppStoreSettings {
+    /// Environments Apple's data can declare.
+    static let knownEnvironments: Set<String> = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+
+    static let variables: [EnvironmentVariableHelp] = [
+        EnvironmentVariableHelp(name: "APPSTORE_ROOT_CERTS", required: true,
+            meaning: "comma-separated files or folders of trusted root certificates (DER or PEM): Apple's roots from `make apple-roots`, or the test PKI's root"),
+        EnvironmentVariableHelp(name: "APPSTORE_BUNDLE_ID", required: true,
+            meaning: "the app's bundle id; signed data for any other app is INVALID_APP_IDENTIFIER"),
+        EnvironmentVariableHelp(name: "APPSTORE_APP_APPLE_ID", required: false,
+            meaning: "the numeric App Apple ID; required when Production is accepted, checked on Production data"),
+        EnvironmentVariableHelp(name: "APPSTORE_ENVIRONMENT", required: false,
+            meaning: "comma-separated accepted environments: Production, Sandbox, Xcode, LocalTesting (default Production,Sandbox: App Review buys in the sandbox)"),
+    ]
+
+    let verifierConfiguration: SignedDataVerifier.Configuration
+
+    init(environment: EnvironmentVariables) throws {
+        let bundleId = try environment.required("APPSTORE_BUNDLE_ID")
+
+        let accepted = Set(
+            (environment.optional("APPSTORE_ENVIRONMENT") ?? "Production,Sandbox")
+                .split(separator: ",")
+                .map { $0.trimmedOfSpaces }
+                .filter { !$0.isEmpty }
+        )
+        let unknown = accepted.subtracting(Self.knownEnvironments)
+        guard unknown.isEmpty, !accepted.isEmpty else {
+            throw FunctionError.configuration("APPSTORE_ENVIRONMENT names unknown environments: \(unknown.sorted().joined(separator: ", ")); use Production, Sandbox, Xcode, LocalTesting")
+        }
+
+        var appAppleId: Int64?
+        if let text = environment.optional("APPSTORE_APP_APPLE_ID") {
+            guard let value = Int64(text), value > 0 else {
+                throw FunctionError.configuration("APPSTORE_APP_APPLE_ID must be the numeric App Apple ID")
+            }
+            appAppleId = value
+        } else if accepted.contains("Production") {
+            throw FunctionError.configuration("APPSTORE_APP_APPLE_ID is required when Production data is accepted")
+        }
+
+        let rootPaths = try environment.required("APPSTORE_ROOT_CERTS")
+            .split(separator: ",")
+            .map { $0.trimmedOfSpaces }
+            .filter { !$0.isEmpty }
+        var roots: [Certificate] = []
+        for path in rootPaths {
+            do {
+                roots += try Certificate.load(path: path)
+            } catch {
+                throw FunctionError.configuration("APPSTORE_ROOT_CERTS: cannot load \(path): \(error)")
+            }
+        }
+        guard !roots.isEmpty else {
+            throw FunctionError.configuration("APPSTORE_ROOT_CERTS names no certificate")
+        }
+
+        verifierConfiguration = SignedDataVerifier.Configuration(
+            rootCertificates: roots,
+            bundleId: bundleId,
+            appAppleId: appAppleId,
+            acceptedEnvironments: accepted
+        )
+    }
+}
+
+extension Substring {
+    /// Settings are comma-separated lists typed by people: " Sandbox" means "Sandbox".
+    var trimmedOfSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

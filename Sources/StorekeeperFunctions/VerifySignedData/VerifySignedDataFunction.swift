@@ -1,0 +1,93 @@
+import FoundationEssentials
+import FunctionRuntime
+import StorekeeperCore
+
+/// `verify-signed-data`: verifies one piece of App Store signed data (a notification's
+/// `signedPayload`, a transaction, renewal info or an app transaction) and answers it decoded,
+/// or says precisely why it was rejected, with Apple's error codes.
+public final class VerifySignedDataFunction: FunctionHandler {
+    /// The request: the JWS and, optionally, what it is supposed to be.
+    struct Request: RequestBody {
+        static let fields: Set<String> = ["signedData", "type"]
+        var signedData: String
+        var type: String?
+    }
+
+    public static let descriptor = FunctionDescriptor(
+        name: "verify-signed-data",
+        route: "/appstore/verify",
+        method: "POST",
+        visibility: .internal,
+        summary: "Verify App Store signed data (JWS with an x5c chain) and answer its decoded payload.",
+        request: """
+            {"signedData": "<compact JWS>", "type": "notification" | "transaction" | "renewalInfo" | "appTransaction"}
+              type is optional: without it the kind is inferred from the payload.
+            """,
+        response: """
+            accepted: {"valid": true, "type": "...", "environment": "Sandbox", "payload": {...},
+                       "transactionInfo": {...}, "renewalInfo": {...}}
+              (transactionInfo/renewalInfo: a notification's nested JWS, verified and decoded)
+            rejected: {"valid": false, "error": {"code": "INVALID_JWT_FORMAT" | "INVALID_CERTIFICATE" |
+                       "VERIFICATION_FAILURE" | "RETRYABLE_VERIFICATION_FAILURE" |
+                       "INVALID_APP_IDENTIFIER" | "INVALID_ENVIRONMENT", "message": "..."}}
+              exit 65 (HTTP 400); RETRYABLE_VERIFICATION_FAILURE exits 75 (HTTP 503).
+            """,
+        variables: AppStoreSettings.variables
+    )
+
+    private let verifier: SignedDataVerifier
+    private let context: FunctionContext
+
+    public init(context: FunctionContext) throws {
+        let settings = try AppStoreSettings(environment: context.environment)
+        do {
+            verifier = try SignedDataVerifier(configuration: settings.verifierConfiguration)
+        } catch {
+            throw FunctionError.configuration("APPSTORE_ROOT_CERTS: cannot build the trust store: \(error)")
+        }
+        self.context = context
+    }
+
+    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        let body = try request.decode(Request.self)
+        var type: SignedDataType?
+        if let name = body.type {
+            guard let known = SignedDataType(rawValue: name) else {
+                throw FunctionError.badInput(code: "invalid_request", message: "type must be one of \(SignedDataType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            type = known
+        }
+
+        let verified: VerifiedSignedData
+        do {
+            verified = try verifier.verify(body.signedData, as: type, now: context.clock.now())
+        } catch {
+            context.log.warning("signed data rejected", ["code": error.code, "reason": error.reason])
+            var answer = JSONObjectBuilder()
+            answer.add("valid", false)
+            try answer.add("error", encoding: ["code": error.code, "message": error.reason])
+            return FunctionResponse(
+                status: error.isRetryable ? 503 : 400,
+                body: answer.build(),
+                exitCode: error.isRetryable ? 75 : 65
+            )
+        }
+
+        var answer = JSONObjectBuilder()
+        answer.add("valid", true)
+        answer.add("type", verified.type.rawValue)
+        answer.add("environment", verified.environment)
+        answer.add("payload", rawJSON: verified.payload)
+        if let transactionInfo = verified.transactionInfo {
+            answer.add("transactionInfo", rawJSON: transactionInfo)
+        }
+        if let renewalInfo = verified.renewalInfo {
+            answer.add("renewalInfo", rawJSON: renewalInfo)
+        }
+        if verified.signatureSkipped {
+            // Said out loud so nobody mistakes Xcode test data for Apple-signed data.
+            answer.add("signatureChecked", false)
+        }
+        return FunctionResponse(status: 200, body: answer.build())
+    }
+}

@@ -1,0 +1,238 @@
+import FoundationEssentials
+import FunctionRuntime
+import StorekeeperCore
+
+/// A public POST function that greets `name`; `mode` makes it fail in each way a handler can.
+final class EchoHandler: FunctionHandler {
+    static let descriptor = FunctionDescriptor(
+        name: "echo",
+        route: "/echo",
+        method: "POST",
+        visibility: .public,
+        summary: "Greets whoever asks.",
+        request: #"{"name": string, "count": integer?, "mode": string?, "tags": [string]?}"#,
+        response: #"{"greeting": string, "count": integer}"#,
+        variables: [
+            .required("ECHO_PREFIX", "the greeting's first word"),
+            .optional("ECHO_SUFFIX", "appended to the greeting"),
+        ]
+    )
+
+    struct Request: RequestBody {
+        static let fields: Set<String> = ["name", "count", "mode", "tags"]
+        let name: String
+        let count: Int?
+        let mode: String?
+        let tags: [String]?
+    }
+
+    struct Response: Encodable {
+        let greeting: String
+        let count: Int
+    }
+
+    let prefix: String
+    let suffix: String
+
+    init(context: FunctionContext) throws {
+        prefix = try context.environment.required("ECHO_PREFIX")
+        suffix = context.environment.optional("ECHO_SUFFIX") ?? ""
+    }
+
+    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        let body = try request.decode(Request.self)
+        switch body.mode {
+        case "retry":
+            throw TestCodedError(code: "STORE_UNAVAILABLE", reason: "the store did not answer", isRetryable: true)
+        case "reject":
+            throw TestCodedError(code: "INVALID_APP_IDENTIFIER", reason: "bundle id mismatch", isRetryable: false)
+        case "crash":
+            throw UnexpectedFailure(detail: "boom with \(TestTokens.jws)")
+        case "missing":
+            throw FunctionError.notFound(message: "no such greeting")
+        case "html":
+            return FunctionResponse(status: 200, headers: [("Content-Type", "text/html")], body: Array("<p>hi</p>".utf8))
+        default:
+            return try .json(Response(greeting: "\(prefix), \(body.name)\(suffix)", count: body.count ?? 1))
+        }
+    }
+}
+
+/// An internal GET function: its request comes from the query string over HTTP.
+final class LookupHandler: FunctionHandler {
+    static let descriptor = FunctionDescriptor(
+        name: "lookup",
+        route: "/entitlements",
+        method: "GET",
+        visibility: .internal,
+        summary: "Looks a user up.",
+        request: #"{"userId": string, "note": string?}"#,
+        response: #"{"userId": string, "note": string, "door": string, "path": string}"#
+    )
+
+    struct Request: RequestBody {
+        static let fields: Set<String> = ["userId", "note"]
+        let userId: String
+        let note: String?
+    }
+
+    struct Response: Encodable {
+        let userId: String
+        let note: String
+        let door: String
+        let path: String
+        let headerInEnvironment: Bool
+    }
+
+    /// Whether a request header reached the configuration (it must not, under CGI).
+    let headerInEnvironment: Bool
+
+    init(context: FunctionContext) throws {
+        headerInEnvironment = context.environment.optional("HTTP_AUTHORIZATION") != nil
+    }
+
+    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        let body = try request.decode(Request.self)
+        return try .json(Response(userId: body.userId, note: body.note ?? "", door: request.frontDoor.rawValue, path: request.path, headerInEnvironment: headerInEnvironment))
+    }
+}
+
+/// A public POST function fed by an HTML form (`form_post`); answers with a cookie.
+final class FormHandler: FunctionHandler {
+    static let descriptor = FunctionDescriptor(
+        name: "form",
+        route: "/auth/callback",
+        method: "POST",
+        visibility: .public,
+        summary: "Receives a form post.",
+        request: "code=...&state=...",
+        response: #"{"code": string, "state": string}"#
+    )
+
+    struct Request: RequestBody, Encodable {
+        static let fields: Set<String> = ["code", "state", "user"]
+        let code: String
+        let state: String
+        let user: String?
+    }
+
+    init(context: FunctionContext) throws {}
+
+    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        var response = try FunctionResponse.json(request.decode(Request.self))
+        response.headers = [("Set-Cookie", "a=1; Secure"), ("Set-Cookie", "b=2; Secure"), ("Cache-Control", "no-store")]
+        return response
+    }
+}
+
+/// A cron-only function: no route, so HTTP callers get 404.
+final class CronHandler: FunctionHandler {
+    static let descriptor = FunctionDescriptor(
+        name: "cron",
+        route: nil,
+        method: "POST",
+        visibility: .internal,
+        summary: "Runs from cron.",
+        request: "{}",
+        response: #"{"done": true}"#
+    )
+
+    struct Request: RequestBody {
+        static let fields: Set<String> = []
+    }
+
+    struct Response: Encodable {
+        let done: Bool
+    }
+
+    init(context: FunctionContext) throws {}
+
+    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        _ = try request.decode(Request.self)
+        return try .json(Response(done: true))
+    }
+}
+
+/// A handler that fails to start with something that is not a FunctionError.
+final class StartupCrashHandler: FunctionHandler {
+    static let descriptor = FunctionDescriptor(
+        name: "startup-crash", route: "/x", method: "POST", visibility: .public, summary: "s", request: "r", response: "r"
+    )
+
+    init(context: FunctionContext) throws {
+        throw UnexpectedFailure(detail: "key file unreadable: \(TestTokens.bearer)")
+    }
+
+    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        FunctionResponse()
+    }
+}
+
+struct TestCodedError: CodedError {
+    let code: String
+    let reason: String
+    let isRetryable: Bool
+}
+
+struct UnexpectedFailure: Error {
+    let detail: String
+}
+
+enum TestTokens {
+    /// Shaped like a compact JWS: `{"alg":"ES256"}` . payload . signature.
+    static let jws = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEyMzQ1Njc4OTAifQ.c2lnbmF0dXJlLWJ5dGVzLWdvLWhlcmUtMTIzNDU2"
+    static let bearer = "Bearer s3cr3t-admin-token"
+    static let admin = "s3cr3t-admin-token"
+}
+
+/// Test helpers shared by the suites.
+enum Run {
+    static let echoEnvironment = ["ECHO_PREFIX": "Hello"]
+
+    static func echo(_ stdin: String, environment: [String: String] = echoEnvironment) -> FunctionRunResult {
+        FunctionRunner.run(EchoHandler.self, environment: environment, stdin: Array(stdin.utf8), clock: FixedClock(Date(timeIntervalSince1970: 1_714_564_800)))
+    }
+
+    static func json(_ text: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    }
+
+    static func json(_ bytes: [UInt8]) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    /// An HTTP event envelope (payload format 2.0) as a one-line JSON string.
+    static func event(
+        method: String,
+        path: String = "/echo",
+        query: String = "",
+        headers: [String: String] = [:],
+        body: String? = nil,
+        base64: Bool = false
+    ) throws -> String {
+        var object: [String: JSONValue] = [
+            "version": .string("2.0"),
+            "routeKey": .string("$default"),
+            "rawPath": .string(path),
+            "rawQueryString": .string(query),
+            "headers": .object(headers.mapValues { .string($0) }),
+            "requestContext": .object(["http": .object(["method": .string(method), "path": .string(path)])]),
+            "isBase64Encoded": .bool(base64),
+        ]
+        if let body {
+            object["body"] = .string(base64 ? Data(body.utf8).base64EncodedString() : body)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(JSONValue.object(object)), as: UTF8.self)
+    }
+
+    /// The error code of a direct-mode answer line.
+    static func errorCode(_ line: String) throws -> String? {
+        try json(line)["error"]?["code"]?.stringValue
+    }
+
+    static func errorMessage(_ line: String) throws -> String? {
+        try json(line)["error"]?["message"]?.stringValue
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// Every function binary keeps the promises the README makes: `--help` tells everything
+/// function.json says, and the binary does not drag in Foundation's ICU.
+@Suite("Function binaries: contract and linkage")
+struct FunctionContractTests {
+    @Test(arguments: FunctionBinary.functionNames)
+    func helpAgreesWithFunctionJSON(_ name: String) throws {
+        let manifestURL = FunctionBinary.repositoryRoot.appendingPathComponent("functions/\(name)/function.json")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        #expect(manifest["name"] as? String == name)
+        #expect(!(manifest["purpose"] as? String ?? "").isEmpty)
+        #expect(["public", "internal"].contains(manifest["visibility"] as? String ?? ""))
+
+        let result = try FunctionBinary(name: name).run(stdin: Data(), arguments: ["--help"])
+        #expect(result.exitCode == 0)
+        let help = result.stdoutText
+        #expect(help.contains(name))
+        if let route = manifest["route"] as? String { #expect(help.contains(route)) }
+        let environment = manifest["environment"] as? [String: [String]] ?? [:]
+        for variable in (environment["required"] ?? []) + (environment["optional"] ?? []) {
+            #expect(help.contains(variable), "--help of \(name) does not mention \(variable)")
+        }
+    }
+
+    @Test(arguments: FunctionBinary.functionNames)
+    func missingConfigurationIsExit78NamingTheVariable(_ name: String) throws {
+        let manifestURL = FunctionBinary.repositoryRoot.appendingPathComponent("functions/\(name)/function.json")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+        let required = (manifest["environment"] as? [String: [String]])?["required"] ?? []
+        guard !required.isEmpty else { return }
+        let result = try FunctionBinary(name: name).run(stdin: Data("{}".utf8))
+        #expect(result.exitCode == 78)
+        #expect(result.stdoutText.contains("configuration_error"))
+        #expect(required.contains { result.stdoutText.contains($0) }, "stdout: \(result.stdoutText)")
+    }
+
+    /// Product code imports FoundationEssentials, never Foundation: no ICU, a small binary, a
+    /// fast start. A dynamic build shows it in `ldd`; a static one in its symbol table.
+    @Test(arguments: FunctionBinary.functionNames)
+    func doesNotLinkFoundationOrICU(_ name: String) throws {
+        let binary = FunctionBinary(name: name).url.path
+        let forbidden = ["libFoundation.so", "libFoundationInternationalization", "lib_FoundationICU", "libicu"]
+        let ldd = try run("/usr/bin/ldd", [binary])
+        for library in forbidden {
+            #expect(!ldd.contains(library), "\(name) links \(library)")
+        }
+        let symbols = try run("/usr/bin/nm", ["--defined-only", binary])
+        #expect(!symbols.contains("ucol_open"), "\(name) carries ICU collation symbols")
+        #expect(!symbols.contains("FoundationInternationalization"), "\(name) carries FoundationInternationalization")
+    }
+
+    private func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

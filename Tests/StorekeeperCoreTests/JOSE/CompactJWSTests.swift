@@ -1,0 +1,31 @@
+import StorekeeperCore
+import Testing
+
+@Suite("CompactJWS parsing")
+struct CompactJWSTests {
+    // RFC 7515 appendix A.3 (ES256): header {"alg":"ES256"}.
+    let rfcExample = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"
+
+    @Test func parsesTheRFCExample() throws {
+        let jws = try CompactJWS(parsing: rfcExample)
+        #expect(jws.header.alg == "ES256")
+        #expect(jws.signature.count == 64)
+        #expect(jws.signingInput == Array(rfcExample.split(separator: ".").prefix(2).joined(separator: ".").utf8))
+        #expect(String(decoding: jws.payload, as: UTF8.self).hasPrefix("{\"iss\":\"joe\""))
+    }
+
+    @Test(arguments: [
+        "", ".", "..", "a.b", "a.b.c.d", "eyJhbGciOiJFUzI1NiJ9..AA", "eyJhbGciOiJFUzI1NiJ9.e30.",
+        ".e30.AA", "eyJhbGciOiJFUzI1NiJ9=.e30.AA", "e30.e30.AA",          // header without alg
+        "W10.e30.AA",                                                     // header is an array
+        "bm90IGpzb24.e30.AA",                                             // header is not JSON
+    ])
+    func rejects(_ text: String) {
+        #expect(throws: JWSFormatError.self) { try CompactJWS(parsing: text) }
+    }
+
+    @Test func rejectsHugeInput() {
+        let huge = String(repeating: "A", count: CompactJWS.maximumLength + 1)
+        #expect(throws: JWSFormatError.self) { try CompactJWS(parsing: huge) }
+    }
+}
