@@ -24,11 +24,24 @@ public enum FunctionMain {
             handler,
             arguments: process.arguments,
             environment: process.environment,
-            clock: SystemClock(),
+            clock: clock(process.environment[RuntimeVariable.fixedTime]),
             input: FileDescriptorStream(descriptor: 0),
             output: FileDescriptorStream(descriptor: 1),
             errorOutput: FileDescriptorStream(descriptor: 2)
         )
         exit(runner.run())
+    }
+
+    /// The wall clock, unless STOREKEEPER_NOW pins the time (replays, golden examples). A
+    /// value that does not parse is ignored rather than guessed at; the runner logs it.
+    static func clock(_ pinned: String?) -> any Clock {
+        guard let pinned else { return SystemClock() }
+        if let seconds = Int64(pinned) {
+            return FixedClock(Date(timeIntervalSince1970: Double(seconds)))
+        }
+        if let date = try? Date(pinned, strategy: .iso8601) {
+            return FixedClock(date)
+        }
+        return SystemClock()
     }
 }

@@ -56,6 +56,10 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         if let requestedLevel, LogLevel(name: requestedLevel) == nil {
             log.warning("unknown_log_level", ["variable": RuntimeVariable.logLevel, "value": requestedLevel])
         }
+        if let pinned = variables.optional(RuntimeVariable.fixedTime) {
+            // Never silent: a pinned clock in production would be a serious mistake.
+            log.warning("clock_pinned", ["variable": RuntimeVariable.fixedTime, "value": pinned])
+        }
         let loop = RequestLoop<Handler>(descriptor: descriptor, environment: variables, clock: clock, log: log, output: output)
         return loop.serve(input: input, cgiEnvironment: isCGI ? environment : nil)
     }

@@ -25,6 +25,7 @@ enum HelpText {
             variables.append(.optional(RuntimeVariable.adminToken, "bearer token for HTTP callers; required when served over HTTP"))
         }
         variables.append(.optional(RuntimeVariable.logLevel, "debug, info (default), warning or error"))
+        variables.append(.optional(RuntimeVariable.fixedTime, "pin the current time (epoch seconds or ISO 8601) for replays and tests; logged as a warning"))
         let width = variables.map(\.name.count).max() ?? 0
         for variable in variables {
             let padding = String(repeating: " ", count: width - variable.name.count)

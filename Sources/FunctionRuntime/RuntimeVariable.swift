@@ -6,4 +6,6 @@ public enum RuntimeVariable {
     public static let logLevel = "STOREKEEPER_LOG_LEVEL"
     /// Set by every CGI server; its presence selects the CGI front door.
     public static let gatewayInterface = "GATEWAY_INTERFACE"
+    /// Pins "now" (epoch seconds or ISO 8601) for replays and golden examples. Logged when set.
+    public static let fixedTime = "STOREKEEPER_NOW"
 }

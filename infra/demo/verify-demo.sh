@@ -15,7 +15,7 @@ export APPSTORE_ENVIRONMENT=Sandbox
 now_ms=$(( $(date +%s) * 1000 ))
 month_ms=$(( 30 * 24 * 3600 * 1000 ))
 
-sign() { "$BIN/simulate-store" | jq -r .signedData; }
+sign() { "$BIN/simulate-store" 2>/dev/null | jq -r .signedData; }
 verify() { "$BIN/verify-signed-data" 2>/dev/null || true; }
 show() {
   jq -r 'if .valid then

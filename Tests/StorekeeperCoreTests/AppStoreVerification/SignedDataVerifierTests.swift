@@ -199,3 +199,16 @@ struct SignedDataVerifierTests {
         #expect(!VerificationError(.verificationFailure, "").isRetryable)
     }
 }
+
+@Suite("SignedDataVerifier: environment before App Apple ID when Production is not accepted")
+struct SignedDataVerifierEnvironmentOrderTests {
+    @Test func productionDataOnASandboxOnlyServerIsInvalidEnvironment() throws {
+        let sandboxOnly = try SignedDataVerifier(configuration: .init(
+            rootCertificates: [try TestPKI.certificate("root")], bundleId: TestPKI.bundleId,
+            appAppleId: nil, acceptedEnvironments: ["Sandbox"]))
+        let jws = try TestPKI.sign(TestPKI.notification(environment: "Production"))
+        #expect(throws: VerificationError(.invalidEnvironment, "")) {
+            try sandboxOnly.verify(jws, now: TestPKI.fixedTime)
+        }
+    }
+}

@@ -141,7 +141,7 @@ public final class SignedDataVerifier {
         do {
             chain = try trustStore.verifyChain(leaf: leaf, intermediates: [intermediate], at: time)
         } catch {
-            throw VerificationError(.invalidCertificate, "certificate chain rejected: \(error)")
+            throw VerificationError(.invalidCertificate, "\(error)")
         }
         let key: ECPublicKey
         do {
@@ -178,7 +178,10 @@ public final class SignedDataVerifier {
             throw VerificationError(.invalidAppIdentifier, "bundle id \(bundleId ?? "(none)") is not \(configuration.bundleId)")
         }
         // Apple omits appAppleId from sandbox data; in Production it must be this app's.
-        if environment == "Production", type == .notification || type == .appTransaction {
+        // (Production data on a server that does not accept Production is refused by the
+        // environment check that follows, which says so more plainly.)
+        if environment == "Production", configuration.acceptedEnvironments.contains("Production"),
+           type == .notification || type == .appTransaction {
             guard let expected = configuration.appAppleId, appAppleId == expected else {
                 throw VerificationError(.invalidAppIdentifier, "App Apple ID \(appAppleId.map(String.init) ?? "(none)") is not this app's")
             }
