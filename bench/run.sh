@@ -28,9 +28,9 @@ transaction() { # $1 = transaction id
   printf '{"transactionId":"%s","originalTransactionId":"1000","bundleId":"com.example.storekeeper","productId":"com.example.pro.monthly","type":"Auto-Renewable Subscription","purchaseDate":%s,"expiresDate":%s,"environment":"Sandbox","inAppOwnershipType":"PURCHASED"}' "$1" "$now_ms" "$(( now_ms + 2592000000 ))"
 }
 echo "{\"sign\":\"notification\",\"payload\":{\"notificationType\":\"DID_RENEW\",\"data\":{\"bundleId\":\"com.example.storekeeper\",\"environment\":\"Sandbox\",\"transactionInfo\":$(transaction 1001),\"renewalInfo\":{\"originalTransactionId\":\"1000\",\"autoRenewProductId\":\"com.example.pro.monthly\",\"productId\":\"com.example.pro.monthly\",\"autoRenewStatus\":1,\"environment\":\"Sandbox\"}}}}" \
-  | "$BIN/simulate-store" > "$out/notification.json"
+  | "$BIN/simulate-store" 2>/dev/null > "$out/notification.json"
 for i in $(seq 1 "$BATCH"); do echo "{\"sign\":\"transaction\",\"payload\":$(transaction $((2000 + i)))}"; done \
-  | "$BIN/simulate-store" > "$out/batch.ndjson"
+  | "$BIN/simulate-store" 2>/dev/null > "$out/batch.ndjson"
 [ "$(wc -l < "$out/batch.ndjson")" -eq "$BATCH" ] || { echo "batch signing failed" >&2; exit 1; }
 grep -q '"valid":true' <("$BIN/verify-signed-data" < "$out/notification.json") || { echo "the benchmark notification does not verify" >&2; exit 1; }
 

@@ -13,10 +13,21 @@ public enum LogRedaction {
         "token", "secret", "password", "authorization", "cookie", "privatekey", "private_key", "jws", "signedpayload",
     ]
 
-    /// True when a field with this name must never be logged as is.
+    private static let sensitiveKeyFragmentBytes = sensitiveKeyFragments.map { Array($0.utf8) }
+
+    /// True when a field with this name must never be logged as is. Runs for every field of
+    /// every log line, so it compares ASCII bytes instead of searching Strings.
     public static func isSensitiveKey(_ key: String) -> Bool {
-        let lowered = key.lowercased()
-        return sensitiveKeyFragments.contains { lowered.contains($0) }
+        let lowered = key.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        return sensitiveKeyFragmentBytes.contains { fragment in contains(lowered, fragment) }
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
     }
 
     /// `value` as safe to log under `key`.

@@ -5,12 +5,33 @@
 /// gets its own error without disturbing its neighbours.
 enum RequestFraming {
     static func documents(_ input: [UInt8]) -> [DocumentProbe] {
-        guard !input.allSatisfy(isWhitespace) else { return [] }
+        let lines = nonBlankLines(input)
+        if lines.isEmpty { return [] }
         let whole = DocumentProbe(input[...])
-        let lines = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
-            .filter { !$0.allSatisfy(isWhitespace) }
-        if whole.isValidJSON || lines.count <= 1 { return [whole] }
-        return lines.map { DocumentProbe($0) }
+        if lines.count == 1 || whole.isValidJSON { return [whole] }
+        return lines.map { DocumentProbe(input[$0]) }
+    }
+
+    /// The ranges of the lines that hold more than whitespace. One pass over raw bytes: a
+    /// batch of thousands of JWS is megabytes, and this runs before any of them is served.
+    static func nonBlankLines(_ input: [UInt8]) -> [Range<Int>] {
+        input.withUnsafeBufferPointer { buffer in
+            var ranges: [Range<Int>] = []
+            var start = 0
+            var blank = true
+            for index in 0..<buffer.count {
+                let byte = buffer[index]
+                if byte == UInt8(ascii: "\n") {
+                    if !blank { ranges.append(start..<index) }
+                    start = index + 1
+                    blank = true
+                } else if blank, !isWhitespace(byte) {
+                    blank = false
+                }
+            }
+            if !blank { ranges.append(start..<buffer.count) }
+            return ranges
+        }
     }
 
     /// JSON's insignificant whitespace (RFC 8259 §2).
