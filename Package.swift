@@ -15,11 +15,17 @@ let functionNames = [
 let package = Package(
     name: "Storekeeper",
     platforms: [.macOS(.v15)],
-    products: functionNames.map { .executable(name: $0, targets: [$0]) },
+    products: functionNames.map { .executable(name: $0, targets: [$0]) } + [
+        // For fuzz/, a package of its own that depends on this one by path.
+        .library(name: "OpenSSLCrypto", targets: ["OpenSSLCrypto"]),
+        .library(name: "StorekeeperCore", targets: ["StorekeeperCore"]),
+        .library(name: "FunctionRuntime", targets: ["FunctionRuntime"]),
+        .library(name: "StorekeeperFunctions", targets: ["StorekeeperFunctions"]),
+    ],
     targets: [
         .systemLibrary(
             name: "COpenSSL",
-            pkgConfig: "openssl",
+            pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
         .target(

@@ -51,20 +51,21 @@ struct AppStoreSettings {
             .split(separator: ",")
             .map { $0.trimmedOfSpaces }
             .filter { !$0.isEmpty }
-        var roots: [Certificate] = []
-        for path in rootPaths {
-            do {
-                roots += try Certificate.load(path: path)
-            } catch {
-                throw FunctionError.configuration("APPSTORE_ROOT_CERTS: cannot load \(path): \(error)")
-            }
-        }
-        guard !roots.isEmpty else {
+        guard !rootPaths.isEmpty else {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS names no certificate")
+        }
+        // Checked now, read when a chain is first verified (see TrustAnchors).
+        for path in rootPaths where !FileManager.default.isReadableFile(atPath: path) {
+            throw FunctionError.configuration("APPSTORE_ROOT_CERTS: cannot read \(path)")
+        }
+        let roots = TrustAnchors {
+            let certificates = try rootPaths.flatMap { try Certificate.load(path: $0) }
+            guard !certificates.isEmpty else { throw FunctionError.configuration("APPSTORE_ROOT_CERTS names no certificate") }
+            return certificates
         }
 
         verifierConfiguration = SignedDataVerifier.Configuration(
-            rootCertificates: roots,
+            trustAnchors: roots,
             bundleId: bundleId,
             appAppleId: appAppleId,
             acceptedEnvironments: accepted

@@ -40,11 +40,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
 
     public init(context: FunctionContext) throws {
         let settings = try AppStoreSettings(environment: context.environment)
-        do {
-            verifier = try SignedDataVerifier(configuration: settings.verifierConfiguration)
-        } catch {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS: cannot build the trust store: \(error)")
-        }
+        verifier = SignedDataVerifier(configuration: settings.verifierConfiguration)
         self.context = context
     }
 

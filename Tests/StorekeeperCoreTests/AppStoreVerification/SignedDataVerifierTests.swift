@@ -203,12 +203,42 @@ struct SignedDataVerifierTests {
 @Suite("SignedDataVerifier: environment before App Apple ID when Production is not accepted")
 struct SignedDataVerifierEnvironmentOrderTests {
     @Test func productionDataOnASandboxOnlyServerIsInvalidEnvironment() throws {
-        let sandboxOnly = try SignedDataVerifier(configuration: .init(
-            rootCertificates: [try TestPKI.certificate("root")], bundleId: TestPKI.bundleId,
+        let sandboxOnly = SignedDataVerifier(configuration: .init(
+            trustAnchors: TrustAnchors([try TestPKI.certificate("root")]), bundleId: TestPKI.bundleId,
             appAppleId: nil, acceptedEnvironments: ["Sandbox"]))
         let jws = try TestPKI.sign(TestPKI.notification(environment: "Production"))
         #expect(throws: VerificationError(.invalidEnvironment, "")) {
             try sandboxOnly.verify(jws, now: TestPKI.fixedTime)
         }
+    }
+}
+
+@Suite("SignedDataVerifier: trust anchors")
+struct TrustAnchorsTests {
+    struct Unreadable: Error {}
+
+    @Test func rootsThatCannotBeLoadedAreRetryableNotTheDatasFault() throws {
+        let verifier = SignedDataVerifier(configuration: .init(
+            trustAnchors: TrustAnchors(load: { throw Unreadable() }), bundleId: TestPKI.bundleId,
+            appAppleId: TestPKI.appAppleId, acceptedEnvironments: ["Sandbox"]))
+        do {
+            _ = try verifier.verify(TestPKI.sign(TestPKI.transaction()), now: TestPKI.fixedTime)
+            Issue.record("expected a retryable failure")
+        } catch let error as VerificationError {
+            #expect(error.kind == .retryableVerificationFailure)
+            #expect(error.isRetryable)
+        }
+    }
+
+    @Test func rootsAreNotLoadedForDataRejectedBeforeTheChain() throws {
+        nonisolated(unsafe) var loads = 0
+        let verifier = SignedDataVerifier(configuration: .init(
+            trustAnchors: TrustAnchors(load: { loads += 1; return [try TestPKI.certificate("root")] }),
+            bundleId: TestPKI.bundleId, appAppleId: TestPKI.appAppleId, acceptedEnvironments: ["Sandbox"]))
+        _ = try? verifier.verify("not.a.jws", now: TestPKI.fixedTime)
+        #expect(loads == 0)
+        _ = try verifier.verify(TestPKI.sign(TestPKI.transaction()), now: TestPKI.fixedTime)
+        _ = try verifier.verify(TestPKI.sign(TestPKI.transaction()), now: TestPKI.fixedTime)
+        #expect(loads == 1)
     }
 }

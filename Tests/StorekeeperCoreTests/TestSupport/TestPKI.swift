@@ -44,8 +44,8 @@ enum TestPKI {
 
     static func verifier(environments: Set<String> = ["Sandbox", "Production"],
                          roots: [String] = ["root"]) throws -> SignedDataVerifier {
-        try SignedDataVerifier(configuration: .init(
-            rootCertificates: try roots.map(certificate),
+        SignedDataVerifier(configuration: .init(
+            trustAnchors: TrustAnchors(try roots.map(certificate)),
             bundleId: bundleId,
             appAppleId: appAppleId,
             acceptedEnvironments: environments

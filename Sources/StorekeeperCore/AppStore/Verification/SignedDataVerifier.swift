@@ -21,9 +21,9 @@ import OpenSSLCrypto
 /// https://developer.apple.com/documentation/appstoreservernotifications/jwsdecodedheader
 public final class SignedDataVerifier {
     /// What this deployment trusts and accepts.
-    public struct Configuration: Sendable {
+    public struct Configuration {
         /// Trust anchors: Apple's roots in production, the test PKI's root in tests.
-        public var rootCertificates: [Certificate]
+        public var trustAnchors: TrustAnchors
         /// The app's bundle id; every transaction, notification and app transaction must carry it.
         public var bundleId: String
         /// The numeric App Apple ID, checked on Production data. Required when Production is accepted.
@@ -31,8 +31,8 @@ public final class SignedDataVerifier {
         /// The environments whose data is accepted (a production server also serves App Review's sandbox purchases).
         public var acceptedEnvironments: Set<String>
 
-        public init(rootCertificates: [Certificate], bundleId: String, appAppleId: Int64?, acceptedEnvironments: Set<String>) {
-            self.rootCertificates = rootCertificates
+        public init(trustAnchors: TrustAnchors, bundleId: String, appAppleId: Int64?, acceptedEnvironments: Set<String>) {
+            self.trustAnchors = trustAnchors
             self.bundleId = bundleId
             self.appAppleId = appAppleId
             self.acceptedEnvironments = acceptedEnvironments
@@ -43,12 +43,10 @@ public final class SignedDataVerifier {
     public static let unsignedEnvironments: Set<String> = ["Xcode", "LocalTesting"]
 
     public let configuration: Configuration
-    private let trustStore: TrustStore
     private var chains = VerifiedChainCache()
 
-    public init(configuration: Configuration) throws {
+    public init(configuration: Configuration) {
         self.configuration = configuration
-        self.trustStore = try TrustStore(roots: configuration.rootCertificates)
     }
 
     /// Verifies `jws` as `type` (inferred from the payload when nil). `now` is used when the
@@ -139,7 +137,9 @@ public final class SignedDataVerifier {
         try AppleCertificatePolicy.check(leaf: leaf, intermediate: intermediate)
         let chain: [Certificate]
         do {
-            chain = try trustStore.verifyChain(leaf: leaf, intermediates: [intermediate], at: time)
+            chain = try configuration.trustAnchors.trustStore().verifyChain(leaf: leaf, intermediates: [intermediate], at: time)
+        } catch let error as VerificationError {
+            throw error
         } catch {
             throw VerificationError(.invalidCertificate, "\(error)")
         }
