@@ -1,0 +1,55 @@
+import FoundationEssentials
+
+/// One entitlement as `get-entitlements` answers it: what was bought, where it stands now,
+/// and the one answer an app needs, `active`.
+public struct Entitlement: Codable, Sendable, Equatable {
+    public var originalTransactionId: String
+    public var productId: String?
+    public var productType: String?
+    /// The status now: the stored status, moved on by the clock when a period or grace
+    /// period has ended since Apple last said anything (reconciliation will confirm it).
+    public var status: EntitlementStatus
+    /// Whether paid features are on now.
+    public var active: Bool
+    public var expiresDate: Int64?
+    public var gracePeriodExpiresDate: Int64?
+    public var autoRenew: Bool?
+    public var autoRenewProductId: String?
+    public var environment: String?
+    /// PURCHASED or FAMILY_SHARED.
+    public var ownership: String?
+    public var appAccountToken: String?
+    public var latestTransactionId: String?
+    public var lastEvent: EventSummary
+    /// Past periods Apple refunded or revoked (the current one shows in `status`).
+    public var revokedTransactionIds: [String]
+
+    public init(_ record: EntitlementRecord, now: Date) {
+        let latest = record.latestTransaction
+        let nowMilliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        var status = record.status
+        let graceEnd = record.renewal?.isInBillingRetryPeriod == true ? record.renewal?.gracePeriodExpiresDate : nil
+        if status == .active, let expires = latest?.expiresDate, expires <= nowMilliseconds {
+            status = graceEnd.map { $0 > nowMilliseconds } == true ? .grace : .expired
+        } else if status == .grace, let end = graceEnd, end <= nowMilliseconds {
+            status = .billingRetry
+        }
+        originalTransactionId = record.originalTransactionId
+        productId = latest?.productId
+        productType = latest?.type
+        self.status = status
+        active = status.grantsAccess
+        expiresDate = latest?.expiresDate
+        gracePeriodExpiresDate = graceEnd
+        autoRenew = record.renewal?.autoRenewStatus.map { $0 == 1 }
+        autoRenewProductId = record.renewal?.autoRenewProductId
+        environment = latest?.environment
+        ownership = latest?.inAppOwnershipType
+        appAccountToken = latest?.appAccountToken
+        latestTransactionId = latest?.transactionId
+        lastEvent = record.lastEvent
+        revokedTransactionIds = record.transactions.values
+            .filter { $0.revocationDate != nil && $0.transactionId != latest?.transactionId }
+            .map(\.transactionId).sorted()
+    }
+}

@@ -1,0 +1,45 @@
+/// The pure heart of Storekeeper: (current record or none, verified event) → new record.
+///
+/// No I/O and no clock: the caller loads the record, applies, and stores it with a
+/// compare-and-set. Because the record merges facts by their signing time, the result does
+/// not depend on the order events arrive in, nor on how often one arrives.
+public enum EntitlementEngine {
+    /// Notification types that are about something other than a purchase's state.
+    static let notApplied: Set<String> = ["TEST", "CONSUMPTION_REQUEST", "RENEWAL_EXTENSION", "EXTERNAL_PURCHASE_TOKEN", "METADATA_UPDATE"]
+
+    public static func apply(_ event: EntitlementEvent, to current: EntitlementRecord?) throws(EntitlementError) -> EntitlementUpdate {
+        if let type = event.type {
+            if NotificationTypeV2(rawValue: type) == nil {
+                return EntitlementUpdate(outcome: .ignored, record: current, reason: "unknown notification type \(type)")
+            }
+            if notApplied.contains(type) {
+                return EntitlementUpdate(outcome: .ignored, record: current, reason: "\(type) does not change an entitlement")
+            }
+        }
+        guard let transaction = event.transaction else {
+            return EntitlementUpdate(outcome: .ignored, record: current, reason: "no transaction in the event")
+        }
+        let facts = try TransactionFacts(transaction, signedDate: event.signedDate)
+        if facts.type == "Consumable" {
+            return EntitlementUpdate(outcome: .ignored, record: current, reason: "a consumable grants no entitlement")
+        }
+        if let current, current.originalTransactionId != facts.originalTransactionId {
+            throw EntitlementError("event for \(facts.originalTransactionId) applied to the record of \(current.originalTransactionId)")
+        }
+
+        let summary = EventSummary(event)
+        var record = current ?? EntitlementRecord(
+            originalTransactionId: facts.originalTransactionId, transactions: [:], renewal: nil, lastEvent: summary)
+        record.merge(facts)
+        if let renewalInfo = event.renewalInfo {
+            record.merge(RenewalFacts(renewalInfo, signedDate: event.signedDate))
+        }
+        record.merge(summary)
+
+        if let current, record == current {
+            let outcome: EntitlementUpdate.Outcome = current.lastEvent.id == event.id ? .duplicate : .stale
+            return EntitlementUpdate(outcome: outcome, record: current, reason: nil)
+        }
+        return EntitlementUpdate(outcome: .applied, record: record, reason: nil)
+    }
+}
