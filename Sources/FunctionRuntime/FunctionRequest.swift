@@ -57,7 +57,10 @@ public struct FunctionRequest: Sendable {
         return try StrictBody<T>.decode(json: body)
     }
 
+    /// A body that starts with `{` is JSON whatever its Content-Type says: `curl -d` labels
+    /// everything as a form, and no form parameter name starts with a brace.
     private var isFormBody: Bool {
+        if body.first(where: { !RequestFraming.isWhitespace($0) }) == UInt8(ascii: "{") { return false }
         guard let contentType = header("content-type") else { return false }
         // A media type has no spaces of its own, so dropping all of them trims it.
         let mediaType = (contentType.split(separator: ";", maxSplits: 1).first ?? "").filter { $0 != " " && $0 != "\t" }

@@ -206,7 +206,6 @@ final class RequestLoop<Handler: FunctionHandler> {
     // MARK: - Output
 
     private func finish(_ response: FunctionResponse, door: FrontDoor, request: FunctionRequest?, code: String?, started: ContinuousClock.Instant) throws {
-        try output.write(encode(response, door: door))
         exitCode = max(exitCode, response.exitCode)
         let elapsed = started.duration(to: ContinuousClock.now).components
         var fields: [String: any LogFieldValue] = [
@@ -220,7 +219,10 @@ final class RequestLoop<Handler: FunctionHandler> {
         if let code { fields["code"] = code }
         if let line { fields["line"] = line }
         let level: LogLevel = response.status >= 500 ? .error : response.status >= 400 ? .warning : .info
+        // Logged before the answer is written: a web server may end a CGI process as soon as
+        // it has the whole response, and the line would be lost.
         log.log(level, "request", fields)
+        try output.write(encode(response, door: door))
     }
 
     private func encode(_ response: FunctionResponse, door: FrontDoor) -> [UInt8] {

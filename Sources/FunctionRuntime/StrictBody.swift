@@ -19,7 +19,8 @@ struct StrictBody<T: RequestBody>: Decodable {
         }
         let unknown = container.allKeys.map(\.stringValue).filter { !T.fields.contains($0) }.sorted()
         if !unknown.isEmpty {
-            let names = unknown.map { "`\($0)`" }.joined(separator: ", ")
+            // Names are echoed (and logged) only in part: a stray "field" can be a whole JWS.
+            let names = unknown.prefix(5).map { "`\($0.count > 40 ? $0.prefix(40) + "…" : Substring($0))`" }.joined(separator: ", ")
             throw Failure(error: .badInput(code: "unknown_field", message: "unknown field \(names)"))
         }
         do {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Starts or stops lighttpd serving the function binaries as CGI on 127.0.0.1.
+# usage: gateway.sh start BIN_DIR PORT STATE_DIR   |   gateway.sh stop STATE_DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+case "${1:-}" in
+  start)
+    bin=$2 port=$3 state=$4
+    mkdir -p "$state"
+    "$here/render-config.sh" "$bin" "$port" "$state" > "$state/lighttpd.conf"
+    lighttpd -tt -f "$state/lighttpd.conf" >/dev/null
+    # In the foreground (-D) but in the background of this shell, with stderr kept: lighttpd
+    # hands its own stderr to the CGI processes, and that is where the functions' JSON log
+    # lines go. A daemonised lighttpd would send them to /dev/null.
+    (cd "$here/../.." && exec lighttpd -D -f "$state/lighttpd.conf" </dev/null >>"$state/functions.log" 2>&1) &
+    echo $! > "$state/gateway.pid"
+    for _ in $(seq 1 100); do
+      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then exit 0; fi
+      sleep 0.05
+    done
+    echo "lighttpd did not start; see $state/error.log" >&2
+    exit 1
+    ;;
+  stop)
+    state=$2
+    for pidfile in "$state/gateway.pid" "$state/lighttpd.pid"; do
+      if [ -f "$pidfile" ]; then
+        kill "$(cat "$pidfile")" 2>/dev/null || true
+        rm -f "$pidfile"
+      fi
+    done
+    ;;
+  *)
+    echo "usage: gateway.sh start BIN_DIR PORT STATE_DIR | stop STATE_DIR" >&2
+    exit 64
+    ;;
+esac
