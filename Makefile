@@ -6,17 +6,18 @@ SHELL := /bin/bash
 # Every Debian package the project uses, for every issue: C libraries behind the four
 # fences, the servers the tests run for real, and the benchmark tools.
 DEBIAN_PACKAGES := libssl-dev libcurl4-openssl-dev libsqlite3-dev libhiredis-dev \
-                   redis-server lighttpd hyperfine wrk openssl ca-certificates pkg-config jq
+                   redis-server lighttpd hyperfine wrk openssl ca-certificates pkg-config jq sqlite3 curl python3
 
 SWIFT ?= swift
 FUNCTIONS := $(notdir $(wildcard functions/*))
 RELEASE_FLAGS := -c release --static-swift-stdlib
 PKI := Tests/Fixtures/pki
 
-.PHONY: help deps build release test demo bench fuzz fuzz-ci pki apple-roots clean
+.PHONY: help deps build release test demo serve bench fuzz fuzz-ci pki apple-roots clean
 
 help:
-	@echo "make demo   - build, then show verify-signed-data accepting test-signed data and rejecting a tampered copy"
+	@echo "make demo   - build, show verify-signed-data accepting and rejecting signed data, then a subscription's lifecycle through lighttpd"
+	@echo "make serve  - the gateway (lighttpd + CGI) on 127.0.0.1:8080 with the SQLite default"
 	@echo "make test   - the whole test suite (unit, adapters, black-box binaries, ldd check, short fuzz runs)"
 	@echo "make bench  - release build, then figures: process time, batch time per JWS, peak memory, floors"
 	@echo "make fuzz   - run each libFuzzer target (FUZZ_SECONDS=60 each by default)"
@@ -43,9 +44,17 @@ test: deps
 	$(MAKE) --no-print-directory fuzz-ci
 
 demo: deps
-	@$(SWIFT) build $(RELEASE_FLAGS) --product verify-signed-data >/dev/null
-	@$(SWIFT) build $(RELEASE_FLAGS) --product simulate-store >/dev/null
+	@echo "building the functions (release)..."
+	@$(SWIFT) build $(RELEASE_FLAGS) 2>&1 | grep -E "error|warning: unre|Compiling|Build complete" | grep -v Compiling || true
 	@BIN=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) infra/demo/verify-demo.sh
+	@echo
+	@BIN=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) infra/demo/lifecycle-demo.sh
+
+# The gateway on 127.0.0.1 (PORT, default 8080) with the SQLite default, in the foreground.
+serve: deps release
+	@STORE_URL=$${STORE_URL:-sqlite:var/storekeeper.db} infra/gateway/gateway.sh start $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) $${PORT:-8080} var/gateway
+	@echo "serving on http://127.0.0.1:$${PORT:-8080} (logs in var/gateway/functions.log); Ctrl-C stops"
+	@trap 'infra/gateway/gateway.sh stop var/gateway' INT TERM EXIT; tail -f var/gateway/functions.log
 
 bench: deps
 	@$(SWIFT) build $(RELEASE_FLAGS)

@@ -10,6 +10,10 @@ import PackageDescription
 let functionNames = [
     "verify-signed-data",
     "simulate-store",
+    "receive-notification",
+    "process-notifications",
+    "get-entitlements",
+    "ingest-transaction",
 ]
 
 let package = Package(
@@ -36,9 +40,40 @@ let package = Package(
             name: "StorekeeperCore",
             dependencies: ["OpenSSLCrypto"]
         ),
+        // libcurl4-openssl-dev for the headers only. No pkgConfig: its only Cflags is
+        // -I/usr/include/x86_64-linux-gnu, a default search path, and its Libs would link
+        // libcurl, which HTTPTransport loads with dlopen on first use instead (see
+        // Sources/CCurl/shim.h).
+        .systemLibrary(
+            name: "CCurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "HTTPTransport",
+            dependencies: ["CCurl", "StorekeeperCore"]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "SQLiteStore",
+            dependencies: ["CSQLite", "StorekeeperCore"]
+        ),
+        // libhiredis-dev. No pkgConfig: hiredis.pc's Cflags carry -D_FILE_OFFSET_BITS=64,
+        // which SwiftPM refuses with a warning on every build; the header and library sit
+        // in the default search paths, so the module map alone finds them.
+        .systemLibrary(
+            name: "CHiredis"
+        ),
+        .target(
+            name: "RedisStore",
+            dependencies: ["CHiredis", "StorekeeperCore"]
+        ),
         .target(
             name: "FunctionRuntime",
-            dependencies: ["StorekeeperCore", "OpenSSLCrypto"]
+            dependencies: ["StorekeeperCore", "OpenSSLCrypto", "SQLiteStore", "RedisStore", "HTTPTransport"]
         ),
         .target(
             name: "StorekeeperFunctions",
@@ -54,12 +89,28 @@ let package = Package(
             dependencies: ["StorekeeperCore", "OpenSSLCrypto"]
         ),
         .testTarget(
+            name: "HTTPTransportTests",
+            dependencies: ["HTTPTransport", "StorekeeperCore"]
+        ),
+        .testTarget(
+            name: "KeyValueStoreTests",
+            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore"]
+        ),
+        // Runs one store scenario in its own process, so the conformance suite can race
+        // several processes against one store. A test tool, not a deployable function.
+        .executableTarget(
+            name: "store-stress",
+            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore"],
+            path: "Tests/Tools/store-stress"
+        ),
+        .testTarget(
             name: "FunctionRuntimeTests",
             dependencies: ["FunctionRuntime", "StorekeeperCore"]
         ),
         .testTarget(
             name: "FunctionTests",
-            dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto"]
+            dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto",
+                           "SQLiteStore", "RedisStore", "HTTPTransport"]
         ),
     ] + functionNames.map { name in
         .executableTarget(

@@ -167,7 +167,8 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     /// Runs an i2d_* function twice: once for the length, once into a buffer of that size.
-    private static func encodeDER(
+    /// Internal, not private: the OCSP messages are encoded the same way.
+    static func encodeDER(
         _ operation: String, _ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
     ) throws(CryptoError) -> [UInt8] {
         let length = try OpenSSL.check(encode(nil), operation)
@@ -193,7 +194,8 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     }
 
     /// ASN1_TIME (UTCTime or GeneralizedTime, always UTC in X.509) to Date.
-    private static func date(_ time: UnsafePointer<ASN1_TIME>?, field: String) throws(CryptoError) -> Date {
+    /// Internal, not private: OCSP's thisUpdate, nextUpdate and revocationTime use it too.
+    static func date(_ time: UnsafePointer<ASN1_TIME>?, field: String) throws(CryptoError) -> Date {
         // ASN1_TIME_to_tm reads the wall clock when given NULL; never let it.
         guard let time else { throw CryptoError(operation: "read \(field)", message: "missing time") }
         var parts = tm()

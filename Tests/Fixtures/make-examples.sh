@@ -13,7 +13,7 @@ mkdir -p "$out"
 
 signed_ms=1780272000000           # 2026-06-01T00:00:00Z
 expires_ms=$((signed_ms + 2592000000))
-env_json='{"APPSTORE_ROOT_CERTS": "Tests/Fixtures/pki/root.pem", "APPSTORE_BUNDLE_ID": "com.example.storekeeper", "APPSTORE_APP_APPLE_ID": "1234567890", "APPSTORE_ENVIRONMENT": "Production,Sandbox"}'
+env_json='{"APPSTORE_ROOT_CERTS": "Tests/Fixtures/pki/root.pem", "APPSTORE_BUNDLE_ID": "com.example.storekeeper", "APPSTORE_APP_APPLE_ID": "1234567890", "APPSTORE_ENVIRONMENT": "Production,Sandbox", "APPSTORE_ONLINE_CHECKS": "off"}'
 
 transaction() { # $1 bundle id
   jq -cn --arg b "$1" --argjson s "$signed_ms" --argjson e "$expires_ms" '{
@@ -104,6 +104,56 @@ example missing-configuration.json "Without APPSTORE_BUNDLE_ID the function refu
   '{"signedData": "a.b.c"}' \
   '{"error": {"code": "configuration_error", "message": "APPSTORE_BUNDLE_ID is not set"}}' 78 \
   '{"APPSTORE_ROOT_CERTS": "Tests/Fixtures/pki/root.pem"}'
+
+# receive-notification: the same notification twice in one batch: stored once.
+rn=functions/receive-notification/examples
+mkdir -p "$rn"
+jq -n --arg s "$note" --argjson env "$env_json" '{
+  description: "Apple delivers a notification, then retries it: accepted once, the retry is a duplicate (NDJSON: one answer a line).",
+  environment: $env,
+  stdin: ([{signedPayload: $s}, {signedPayload: $s}] | map(tojson) | join("\n")),
+  responseLines: [{status: "accepted", notificationUUID: "f1b0b3e4-5a6c-4d2e-9f10-000000000001"},
+                  {status: "duplicate", notificationUUID: "f1b0b3e4-5a6c-4d2e-9f10-000000000001"}],
+  exitCode: 0}' > "$rn/accepted-then-duplicate.json"
+jq -n --arg s "$tampered" --argjson env "$env_json" '{
+  description: "A notification whose signature does not verify is refused with 400 (exit 65): nothing is stored.",
+  environment: $env, request: {signedPayload: $s},
+  response: {error: {code: "VERIFICATION_FAILURE", message: "signature does not match the leaf certificate"}}, exitCode: 65}' > "$rn/bad-signature.json"
+jq -n --arg s "$note" --argjson env "$(jq -c '.APPSTORE_ENVIRONMENT = "Production"' <<<"$env_json")" '{
+  description: "A Sandbox notification sent to a production-only server: acknowledged and dropped (Apple must stop retrying).",
+  environment: $env, request: {signedPayload: $s},
+  response: {status: "ignored", reason: "environment Sandbox is not accepted here"}, exitCode: 0}' > "$rn/other-environment-dropped.json"
+
+# process-notifications: nothing queued.
+pn=functions/process-notifications/examples
+mkdir -p "$pn"
+jq -n '{description: "An empty queue: nothing to do.", environment: {}, request: {},
+  response: {applied: 0, stale: 0, duplicate: 0, ignored: 0, failed: 0, deadLettered: 0, remaining: 0}, exitCode: 0}' > "$pn/empty-queue.json"
+jq -n '{description: "A budget out of range is a bad request.", environment: {}, request: {budgetSeconds: 0},
+  response: {error: {code: "invalid_request", message: "budgetSeconds must be between 0 and 3600"}}, exitCode: 65}' > "$pn/bad-budget.json"
+
+# get-entitlements: unknown user, and an ambiguous request.
+ge=functions/get-entitlements/examples
+mkdir -p "$ge"
+jq -n '{description: "A user Storekeeper has never seen has no entitlements (not an error).", environment: {},
+  request: {userId: "user-without-purchases"}, response: {userId: "user-without-purchases", active: false, entitlements: []}, exitCode: 0}' > "$ge/unknown-user.json"
+jq -n '{description: "Exactly one key is needed.", environment: {}, request: {userId: "u", originalTransactionId: "1"},
+  response: {error: {code: "invalid_request", message: "give exactly one of userId, appAccountToken, originalTransactionId"}}, exitCode: 65}' > "$ge/two-keys.json"
+
+# ingest-transaction: the app's backend passes a purchase on; the clock is pinned so "active" is stable.
+it=functions/ingest-transaction/examples
+mkdir -p "$it"
+jq -n --arg s "$txn_jws" --argjson env "$(jq -c '. + {STOREKEEPER_NOW: "1780272000"}' <<<"$env_json")" \
+      --argjson e "$expires_ms" --argjson sd "$signed_ms" '{
+  description: "A fresh StoreKit 2 purchase for user u-42: verified, linked, applied; the user is entitled at once.",
+  environment: $env, request: {jwsRepresentation: $s, userId: "u-42"},
+  response: {outcome: "applied", userId: "u-42", active: true, entitlements: [{
+    originalTransactionId: "2000000001", productId: "com.example.pro.monthly", productType: "Auto-Renewable Subscription",
+    status: "active", active: true, expiresDate: $e, environment: "Sandbox", ownership: "PURCHASED",
+    appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", latestTransactionId: "2000000001",
+    lastEvent: {id: ("ingest:2000000001:" + ($sd | tostring)), source: "ingest", signedDate: $sd},
+    revokedTransactionIds: []}]},
+  exitCode: 0}' > "$it/purchase.json"
 
 # simulate-store: a signature is random, so only its shape is fixed.
 sim=functions/simulate-store/examples

@@ -1,8 +1,7 @@
 import Foundation
 
 /// A built function binary run as a black box: environment in, stdin in, stdout, stderr and
-/// exit status out. stdout and stderr are drained concurrently so a chatty process never
-/// blocks on a full pipe.
+/// exit status out.
 struct FunctionBinary {
     static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -34,7 +33,21 @@ struct FunctionBinary {
 
     /// Runs the binary with exactly `environment` (plus PATH), in the repository root, so
     /// relative fixture paths in examples resolve.
+    ///
+    /// stdin, stdout and stderr are files, not pipes: tests run in parallel in one process,
+    /// and a long-lived child started by another test at the same moment (a redis-server)
+    /// can inherit a pipe's write end, so reading a pipe to its end might never finish.
     func run(stdin: Data, environment: [String: String] = [:], arguments: [String] = []) throws -> Result {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let inputURL = scratch.appendingPathComponent("stdin")
+        let outputURL = scratch.appendingPathComponent("stdout")
+        let errorURL = scratch.appendingPathComponent("stderr")
+        try stdin.write(to: inputURL)
+        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -42,31 +55,18 @@ struct FunctionBinary {
         var env = environment
         env["PATH"] = env["PATH"] ?? "/usr/bin:/bin"
         process.environment = env
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = try FileHandle(forReadingFrom: inputURL)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorURL)
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-
-        let group = DispatchGroup()
-        nonisolated(unsafe) var stdoutData = Data()
-        nonisolated(unsafe) var stderrData = Data()
-        group.enter()
-        DispatchQueue.global().async {
-            stdoutData = output.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        group.enter()
-        DispatchQueue.global().async {
-            stderrData = errors.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        // The process may exit before reading all its input (an early error): ignore EPIPE.
-        signal(SIGPIPE, SIG_IGN)
-        try? input.fileHandleForWriting.write(contentsOf: stdin)
-        try? input.fileHandleForWriting.close()
-        group.wait()
+        try? input.close()
+        try? output.close()
+        try? errors.close()
         process.waitUntilExit()
-        return Result(stdout: stdoutData, stderr: stderrData, exitCode: process.terminationStatus)
+        return Result(stdout: try Data(contentsOf: outputURL), stderr: try Data(contentsOf: errorURL),
+                      exitCode: process.terminationStatus)
     }
 }

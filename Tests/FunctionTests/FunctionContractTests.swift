@@ -51,16 +51,20 @@ struct FunctionContractTests {
         #expect(!symbols.contains("FoundationInternationalization"), "\(name) carries FoundationInternationalization")
     }
 
+    /// Output through a file, not a pipe (see FunctionBinary.run for why).
     private func run(_ tool: String, _ arguments: [String]) throws -> String {
+        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: outputURL) }
+        let output = try FileHandle(forWritingTo: outputURL)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        try? output.close()
         process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: try Data(contentsOf: outputURL), as: UTF8.self)
     }
 }

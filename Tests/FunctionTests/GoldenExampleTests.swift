@@ -30,7 +30,12 @@ struct GoldenExampleTests {
     @Test(arguments: examples)
     func example(_ example: Example) throws {
         let spec = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: example.file)) as? [String: Any])
-        let environment = spec["environment"] as? [String: String] ?? [:]
+        var environment = spec["environment"] as? [String: String] ?? [:]
+        // Each example gets a store of its own unless it names one.
+        if environment["STORE_URL"] == nil {
+            environment["STORE_URL"] = "sqlite:" + FileManager.default.temporaryDirectory
+                .appendingPathComponent("storekeeper-example-\(UUID().uuidString).db").path
+        }
         let stdin: Data
         if let raw = spec["stdin"] as? String {
             stdin = Data(raw.utf8)

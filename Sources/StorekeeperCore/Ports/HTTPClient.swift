@@ -63,6 +63,9 @@ public struct HTTPResponse: Sendable {
 public struct HTTPError: CodedError, Equatable {
     public enum Kind: String, Sendable {
         case invalidURL = "http_invalid_url"
+        /// The request cannot be sent as given (a method or header name that is not an HTTP
+        /// token, a line break in a header value, a body on GET or HEAD): a bug, not weather.
+        case invalidRequest = "http_invalid_request"
         /// DNS failure, connection refused or reset.
         case connectionFailed = "http_connection_failed"
         case timedOut = "http_timeout"

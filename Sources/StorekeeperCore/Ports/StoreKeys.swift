@@ -13,7 +13,44 @@ import OpenSSLCrypto
 /// | --- | --- | --- | --- |
 /// | `appstore:chain:<sha256 of x5c[0].x5c[1]>` | a proven `x5c` chain: leaf key, validity window (`CachedChain`) | 24 h | signed-data verification |
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
+/// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
+/// | queue `{notifications}` | one job per notification to apply; REFUND and REVOKE at priority 0 | — | receive-notification → process-notifications |
+/// | `appstore:entitlement:<originalTransactionId>` | the merged facts of one subscription (`EntitlementRecord`), written by compare-and-set | — | process-notifications, ingest-transaction, reconcile |
+/// | `appstore:owner:<originalTransactionId>` | the user id that owns a subscription | — | linking |
+/// | `user:<userId>:transactions` | set of original transaction ids of a user | — | linking |
+/// | `appstore:token:<appAccountToken>` | the user id an appAccountToken belongs to | — | ingest-transaction, Sign in with Apple |
+/// | `appstore:token:<appAccountToken>:transactions` | set of original transaction ids that carried the token, user known or not | — | linking |
+///
+/// The notification record and its queue share the hash tag `{notifications}` because they
+/// are written in one atomic step (`setIfAbsentAndEnqueue`).
 public enum StoreKeys {
+    /// The queue of notifications waiting to be applied.
+    public static let notificationQueue = "{notifications}"
+
+    public static func notification(_ notificationUUID: String) -> String {
+        "{notifications}:n:" + notificationUUID
+    }
+
+    public static func entitlement(_ originalTransactionId: String) -> String {
+        "appstore:entitlement:" + originalTransactionId
+    }
+
+    public static func owner(_ originalTransactionId: String) -> String {
+        "appstore:owner:" + originalTransactionId
+    }
+
+    public static func userTransactions(_ userId: String) -> String {
+        "user:" + userId + ":transactions"
+    }
+
+    public static func appAccountToken(_ token: String) -> String {
+        "appstore:token:" + token.lowercased()
+    }
+
+    public static func appAccountTokenTransactions(_ token: String) -> String {
+        "appstore:token:" + token.lowercased() + ":transactions"
+    }
+
     /// A verified `x5c` chain, keyed by the exact certificate text, so a cache hit costs no
     /// certificate parsing at all.
     public static func verifiedChain(leaf: String, intermediate: String) -> String {

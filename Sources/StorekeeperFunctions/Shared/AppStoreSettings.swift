@@ -19,9 +19,16 @@ struct AppStoreSettings {
             meaning: "the numeric App Apple ID; required when Production is accepted, checked on Production data"),
         EnvironmentVariableHelp(name: "APPSTORE_ENVIRONMENT", required: false,
             meaning: "comma-separated accepted environments: Production, Sandbox, Xcode, LocalTesting (default Production,Sandbox: App Review buys in the sandbox)"),
+        EnvironmentVariableHelp(name: "APPSTORE_ONLINE_CHECKS", required: false,
+            meaning: "OCSP revocation checks: off (validate at signedDate), soft (default: an unreachable responder is accepted, using a good answer under 24 h old if known), hard (unreachable is a retryable failure)"),
+        EnvironmentVariableHelp(name: "STOREKEEPER_CA_BUNDLE", required: false,
+            meaning: "CA file for outgoing HTTPS (tests); the system's CAs otherwise"),
+        EnvironmentVariableHelp(name: StoreLocation.variable, required: false,
+            meaning: "where state and caches live: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://[:password@]host:port/db"),
     ]
 
     let verifierConfiguration: SignedDataVerifier.Configuration
+    let onlineChecks: OnlineCheckPolicy
 
     init(environment: EnvironmentVariables) throws {
         let bundleId = try environment.required("APPSTORE_BUNDLE_ID")
@@ -64,12 +71,30 @@ struct AppStoreSettings {
             return certificates
         }
 
+        let policyName = environment.optional("APPSTORE_ONLINE_CHECKS") ?? OnlineCheckPolicy.soft.rawValue
+        guard let policy = OnlineCheckPolicy(rawValue: policyName) else {
+            throw FunctionError.configuration("APPSTORE_ONLINE_CHECKS must be off, soft or hard")
+        }
+        onlineChecks = policy
+
         verifierConfiguration = SignedDataVerifier.Configuration(
             trustAnchors: roots,
             bundleId: bundleId,
             appAppleId: appAppleId,
             acceptedEnvironments: accepted
         )
+    }
+}
+
+extension AppStoreSettings {
+    /// The verifier with its caches and online checks wired to this process's adapters:
+    /// proven chains and OCSP answers are shared through the store, OCSP goes over HTTP.
+    func makeVerifier(adapters: Adapters) -> SignedDataVerifier {
+        let store = { try adapters.store() }
+        return SignedDataVerifier(
+            configuration: verifierConfiguration,
+            chainStore: store,
+            revocation: RevocationChecker(policy: onlineChecks, http: { try adapters.http() }, store: store))
     }
 }
 

@@ -26,7 +26,8 @@ public final class VerifySignedDataFunction: FunctionHandler {
         response: """
             accepted: {"valid": true, "type": "...", "environment": "Sandbox", "payload": {...},
                        "transactionInfo": {...}, "renewalInfo": {...}}
-              (transactionInfo/renewalInfo: a notification's nested JWS, verified and decoded)
+              (transactionInfo/renewalInfo: a notification's nested JWS, verified and decoded;
+               "onlineCheck": "good" | "cached" | "unchecked" when APPSTORE_ONLINE_CHECKS is on)
             rejected: {"valid": false, "error": {"code": "INVALID_JWT_FORMAT" | "INVALID_CERTIFICATE" |
                        "VERIFICATION_FAILURE" | "RETRYABLE_VERIFICATION_FAILURE" |
                        "INVALID_APP_IDENTIFIER" | "INVALID_ENVIRONMENT", "message": "..."}}
@@ -40,7 +41,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
 
     public init(context: FunctionContext) throws {
         let settings = try AppStoreSettings(environment: context.environment)
-        verifier = SignedDataVerifier(configuration: settings.verifierConfiguration)
+        verifier = settings.makeVerifier(adapters: context.adapters)
         self.context = context
     }
 
@@ -79,6 +80,16 @@ public final class VerifySignedDataFunction: FunctionHandler {
         }
         if let renewalInfo = verified.renewalInfo {
             answer.add("renewalInfo", rawJSON: renewalInfo)
+        }
+        switch verified.revocation {
+        case .notChecked: break
+        case .good: answer.add("onlineCheck", "good")
+        case .cachedWhileUnreachable:
+            answer.add("onlineCheck", "cached")
+            context.log.warning("OCSP responder unreachable; a recent good answer was used")
+        case .unchecked(let reason):
+            answer.add("onlineCheck", "unchecked")
+            context.log.warning("online check not possible; accepted under the soft policy", ["reason": reason])
         }
         if verified.signatureSkipped {
             // Said out loud so nobody mistakes Xcode test data for Apple-signed data.

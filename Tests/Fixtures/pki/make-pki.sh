@@ -31,6 +31,8 @@ D2049=20490101000000Z
 REVOKED_AT=260101000000Z
 
 OCSP_URL="http://127.0.0.1:18888"
+# The root's responder, named by the intermediates (Apple's WWDR intermediates carry one too).
+ROOT_OCSP_URL="http://127.0.0.1:18889"
 OU_CA="Storekeeper Test Certification Authority"
 OU_WWDR="Storekeeper Test Worldwide Developer Relations"
 O="Storekeeper Test"
@@ -77,6 +79,7 @@ keyUsage                 = critical, keyCertSign, cRLSign
 subjectKeyIdentifier     = hash
 authorityKeyIdentifier   = keyid:always
 1.2.840.113635.100.6.2.1 = ASN1:NULL
+authorityInfoAccess      = OCSP;URI:$ROOT_OCSP_URL
 
 # Bad: a CA intermediate without the WWDR marker OID.
 [ ext_wwdr_no_oid ]
@@ -84,6 +87,7 @@ basicConstraints         = critical, CA:TRUE, pathlen:0
 keyUsage                 = critical, keyCertSign, cRLSign
 subjectKeyIdentifier     = hash
 authorityKeyIdentifier   = keyid:always
+authorityInfoAccess      = OCSP;URI:$ROOT_OCSP_URL
 
 # Bad: carries the WWDR marker OID but is not a CA.
 [ ext_wwdr_not_ca ]
@@ -92,6 +96,7 @@ keyUsage                 = critical, keyCertSign, cRLSign
 subjectKeyIdentifier     = hash
 authorityKeyIdentifier   = keyid:always
 1.2.840.113635.100.6.2.1 = ASN1:NULL
+authorityInfoAccess      = OCSP;URI:$ROOT_OCSP_URL
 
 # App Store receipt-signing leaf shape, with an OCSP pointer to the loopback responder.
 [ ext_leaf ]
@@ -250,3 +255,7 @@ cp "$work/index.txt" "$work/index.txt.attr" \
 chmod 0644 "$out"/*.pem "$out"/*.cer "$out"/*.key "$out"/*.p8 "$out"/index.txt "$out"/index.txt.attr
 
 echo "make-pki.sh: wrote ${#certs[@]} certificates, their keys, index.txt and API keys to $out"
+
+# The OCSP extras (root responder, root index, wrong-key responder) are made by their own
+# idempotent script; with the new CA keys above it remakes them too.
+"$script_dir/make-ocsp-fixtures.sh" "$out"

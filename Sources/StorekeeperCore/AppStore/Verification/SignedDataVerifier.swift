@@ -44,10 +44,24 @@ public final class SignedDataVerifier {
 
     public let configuration: Configuration
     private var chains = VerifiedChainCache()
+    /// Where proven chains are remembered across processes (nil: only in this process).
+    private let chainStore: (() throws -> any KeyValueStore)?
+    /// OCSP checks; nil or `.off` validates at the data's signedDate without going online.
+    private let revocation: RevocationChecker?
 
-    public init(configuration: Configuration) {
+    /// - Parameters:
+    ///   - chainStore: the store in which proven chains are cached across processes; opened
+    ///     on first need. A store that fails is ignored: the cache is an optimisation.
+    ///   - revocation: online checks. With them on, chains are validated at `now`, not at the
+    ///     data's signedDate, and leaf and intermediate are checked by OCSP.
+    public init(configuration: Configuration, chainStore: (() throws -> any KeyValueStore)? = nil,
+                revocation: RevocationChecker? = nil) {
         self.configuration = configuration
+        self.chainStore = chainStore
+        self.revocation = revocation
     }
+
+    private var onlineChecks: Bool { (revocation?.policy ?? .off) != .off }
 
     /// Verifies `jws` as `type` (inferred from the payload when nil). `now` is used when the
     /// payload carries no signing time.
@@ -82,11 +96,16 @@ public final class SignedDataVerifier {
         let skipSignature = environment.map {
             Self.unsignedEnvironments.contains($0) && configuration.acceptedEnvironments.contains($0)
         } ?? false
+        var revocationOutcome = RevocationOutcome.notChecked
         if !skipSignature {
-            let leafKey = try verifiedLeafKey(x5c: x5c, at: signingTime ?? now)
-            guard leafKey.isValidES256Signature(parsed.signature, for: parsed.signingInput) else {
+            // Online checks validate at the current time (a revoked certificate must fail now);
+            // offline, at the time Apple signed, as Apple's libraries do.
+            let validationTime = onlineChecks ? now : (signingTime ?? now)
+            let chain = try verifiedLeafKey(x5c: x5c, at: validationTime, now: now)
+            guard chain.key.isValidES256Signature(parsed.signature, for: parsed.signingInput) else {
                 throw VerificationError(.verificationFailure, "signature does not match the leaf certificate")
             }
+            revocationOutcome = chain.revocation
         }
 
         try checkAppIdentity(claims, type: resolvedType, environment: environment)
@@ -113,16 +132,28 @@ public final class SignedDataVerifier {
             signedDate: signingTime,
             transactionInfo: transactionInfo,
             renewalInfo: renewalInfo,
-            signatureSkipped: skipSignature
+            signatureSkipped: skipSignature,
+            revocation: revocationOutcome
         )
     }
 
-    /// The leaf's public key once the chain is proven at `time`, from the cache when the same
-    /// chain was proven before and `time` lies where all its certificates are valid.
-    private func verifiedLeafKey(x5c: [String], at time: Date) throws(VerificationError) -> ECPublicKey {
-        if let key = chains.leafKey(leaf: x5c[0], intermediate: x5c[1], at: time) {
-            return key
+    /// The leaf's public key once the chain is proven at `time`: from this process's cache,
+    /// else from the store's, else by parsing and validating the chain (and, with online
+    /// checks, OCSP), remembering the result in both.
+    private func verifiedLeafKey(x5c: [String], at time: Date, now: Date) throws(VerificationError) -> VerifiedChainCache.Entry {
+        let online = onlineChecks
+        func usable(_ entry: VerifiedChainCache.Entry) -> Bool {
+            entry.covers(time) && (!online || (entry.revocationFreshUntil.map { now < $0 } ?? false))
         }
+        if let entry = chains.entry(leaf: x5c[0], intermediate: x5c[1]), usable(entry) {
+            return entry
+        }
+        let storeKey = StoreKeys.verifiedChain(leaf: x5c[0], intermediate: x5c[1])
+        if let entry = cachedChain(storeKey), usable(entry) {
+            chains.insert(leaf: x5c[0], intermediate: x5c[1], entry)
+            return entry
+        }
+
         guard let leafDER = Self.decodeStandardBase64(x5c[0]),
               let intermediateDER = Self.decodeStandardBase64(x5c[1])
         else { throw VerificationError(.invalidCertificate, "x5c entry is not base64") }
@@ -135,11 +166,10 @@ public final class SignedDataVerifier {
             throw VerificationError(.invalidCertificate, "x5c certificate does not parse")
         }
         try AppleCertificatePolicy.check(leaf: leaf, intermediate: intermediate)
+        let trustStore = try configuration.trustAnchors.trustStore()
         let chain: [Certificate]
         do {
-            chain = try configuration.trustAnchors.trustStore().verifyChain(leaf: leaf, intermediates: [intermediate], at: time)
-        } catch let error as VerificationError {
-            throw error
+            chain = try trustStore.verifyChain(leaf: leaf, intermediates: [intermediate], at: time)
         } catch {
             throw VerificationError(.invalidCertificate, "\(error)")
         }
@@ -149,12 +179,55 @@ public final class SignedDataVerifier {
         } catch {
             throw VerificationError(.invalidCertificate, "leaf key is not P-256")
         }
-        chains.insert(
-            leaf: x5c[0], intermediate: x5c[1], key: key,
+        var outcome = RevocationOutcome.notChecked
+        var freshUntil: Date?
+        if online, let revocation {
+            (outcome, freshUntil) = try revocation.check(chain: chain, trustStore: trustStore, now: now)
+        }
+        let entry = VerifiedChainCache.Entry(
+            key: key,
             validFrom: chain.map(\.notBefore).max() ?? leaf.notBefore,
-            validUntil: chain.map(\.notAfter).min() ?? leaf.notAfter
-        )
-        return key
+            validUntil: chain.map(\.notAfter).min() ?? leaf.notAfter,
+            revocationFreshUntil: freshUntil,
+            revocation: outcome)
+        chains.insert(leaf: x5c[0], intermediate: x5c[1], entry)
+        // Only a chain whose online status is settled is shared: a soft-failed check is
+        // tried again by the next process.
+        if !online || freshUntil != nil {
+            storeChain(entry, key: storeKey)
+        }
+        return entry
+    }
+
+    private func cachedChain(_ key: String) -> VerifiedChainCache.Entry? {
+        guard let chainStore, let stored = try? chainStore().get(key),
+              let cached = try? JSONDecoder().decode(CachedChain.self, from: Data(stored.bytes)),
+              let spki = Data(base64Encoded: cached.leafKey),
+              let publicKey = try? ECPublicKey(spkiDER: Array(spki))
+        else { return nil }
+        return VerifiedChainCache.Entry(
+            key: publicKey,
+            validFrom: Date(timeIntervalSince1970: Double(cached.validFrom) / 1000),
+            validUntil: Date(timeIntervalSince1970: Double(cached.validUntil) / 1000),
+            revocationFreshUntil: cached.revocationFreshUntil.map { Date(timeIntervalSince1970: Double($0) / 1000) },
+            revocation: cached.revocationFreshUntil == nil ? .notChecked : .good)
+    }
+
+    /// A failed write is not an error: the chain was proven, only not remembered.
+    private func storeChain(_ entry: VerifiedChainCache.Entry, key: String) {
+        guard let chainStore else { return }
+        let cached = CachedChain(
+            leafKey: Data(entry.key.spkiDER).base64EncodedString(),
+            validFrom: RevocationChecker.milliseconds(entry.validFrom),
+            validUntil: RevocationChecker.milliseconds(entry.validUntil),
+            revocationFreshUntil: entry.revocationFreshUntil.map(RevocationChecker.milliseconds))
+        var lifetime = CachedChain.lifetime
+        if let fresh = entry.revocationFreshUntil {
+            let remaining = fresh.timeIntervalSince1970 - Date().timeIntervalSince1970
+            lifetime = .milliseconds(Int64(max(1, min(remaining, 86_400)) * 1000))
+        }
+        guard let bytes = try? JSONEncoder().encode(cached) else { return }
+        try? chainStore().set(key, Array(bytes), expiresIn: lifetime)
     }
 
     private func checkAppIdentity(_ claims: SignedPayloadClaims, type: SignedDataType, environment: String?) throws(VerificationError) {

@@ -3,12 +3,20 @@ import OpenSSLCrypto
 
 /// Chains this process has already proven, keyed by their exact `x5c` text. A hit is only
 /// used when the new validation time lies inside the window where every certificate of the
-/// chain is valid, which is all the time-dependence path validation has without online checks.
+/// chain is valid, which is all the time-dependence path validation has; with online checks,
+/// also only while the revocation status is still fresh.
 struct VerifiedChainCache {
-    private struct Entry {
+    struct Entry {
         let key: ECPublicKey
         let validFrom: Date
         let validUntil: Date
+        /// With online checks: until when leaf and intermediate are known good.
+        let revocationFreshUntil: Date?
+        let revocation: RevocationOutcome
+
+        func covers(_ time: Date) -> Bool {
+            validFrom <= time && time <= validUntil
+        }
     }
 
     private struct ChainID: Hashable {
@@ -20,15 +28,12 @@ struct VerifiedChainCache {
     private static let capacity = 16
     private var entries: [ChainID: Entry] = [:]
 
-    func leafKey(leaf: String, intermediate: String, at time: Date) -> ECPublicKey? {
-        guard let entry = entries[ChainID(leaf: leaf, intermediate: intermediate)],
-              entry.validFrom <= time, time <= entry.validUntil
-        else { return nil }
-        return entry.key
+    func entry(leaf: String, intermediate: String) -> Entry? {
+        entries[ChainID(leaf: leaf, intermediate: intermediate)]
     }
 
-    mutating func insert(leaf: String, intermediate: String, key: ECPublicKey, validFrom: Date, validUntil: Date) {
+    mutating func insert(leaf: String, intermediate: String, _ entry: Entry) {
         if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-        entries[ChainID(leaf: leaf, intermediate: intermediate)] = Entry(key: key, validFrom: validFrom, validUntil: validUntil)
+        entries[ChainID(leaf: leaf, intermediate: intermediate)] = entry
     }
 }

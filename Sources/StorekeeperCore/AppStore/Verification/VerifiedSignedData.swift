@@ -19,6 +19,8 @@ public struct VerifiedSignedData: Sendable {
     /// True when the signature was not checked because the data comes from an Xcode or
     /// LocalTesting environment that this deployment explicitly accepts.
     public let signatureSkipped: Bool
+    /// What the online (OCSP) checks concluded; `.notChecked` when they are off.
+    public let revocation: RevocationOutcome
 
     /// Decodes the payload into its typed model (`ResponseBodyV2DecodedPayload`, ...).
     public func decode<Model: Decodable>(_ model: Model.Type) throws -> Model {

@@ -1,0 +1,210 @@
+import StorekeeperCore
+import Synchronization
+
+/// The key-value store on Redis (or any server speaking its protocol, version 5 or later),
+/// for Storekeeper running on several machines. Configure the server with persistence on
+/// and eviction off (`maxmemory-policy noeviction`): this is a database, not a cache.
+///
+/// `STORE_URL`: `redis://[[user]:password@]host[:port][/db]`, e.g. `redis://10.0.0.5:6379/2`
+/// or `redis://:secret@redis.internal/0`; a user name logs in as a Redis 6 ACL user. Percent-encode
+/// ':', '@' and '/' in a password. A malformed URL is `.invalidConfiguration` (exit 78).
+///
+/// Every operation is one command or one Lua script, so it is atomic however many processes
+/// share the server. Unreachable, timed out (connect and every command are bounded by
+/// `timeout`), or lost mid-command is `.unavailable` (exit 75, HTTP 503); the next call on
+/// the same store connects afresh. A command that failed is never resent by the adapter: it
+/// may have been applied.
+///
+/// Key layout. Every key written is derived from the caller's key or queue name, and keys
+/// one atomic step touches share a Redis Cluster hash tag:
+///
+/// | key | type | holds |
+/// | --- | --- | --- |
+/// | `<key>` | hash | `value` (the bytes) and `version` (1 on creation, +1 per write); `PEXPIRE` for `expiresIn`. An expired or deleted key starts again at version 1. |
+/// | `<key>` (sets) | set | the members; a key is either a value or a set, never both |
+/// | `{q}:jobs` | hash | job id → payload, for every job queued, leased or dead |
+/// | `{q}:meta` | hash | job id → "attempts maxAttempts priority order leaseToken" |
+/// | `{q}:ready` | sorted set | `order` + id, all scores 0: lowest priority number first, then oldest |
+/// | `{q}:waiting` | sorted set | id → the server time (ms) its lease or backoff ends |
+/// | `{q}:dead` | sorted set | id → enqueue sequence: dead letters, oldest first |
+/// | `{q}:sequence` | string | the enqueue counter behind "oldest" |
+///
+/// A queue named `{q}` (already tagged) uses its name as it is, so `notifications` and
+/// `{notifications}` are one queue. `setIfAbsentAndEnqueue` needs its key in the queue's
+/// hash slot, e.g. key `{notifications}:n:<uuid>` with queue `{notifications}`; otherwise it
+/// throws `.failed` rather than write two slots non-atomically. Lease and backoff times are
+/// the Redis server's clock, so every host agrees; lease tokens are 128 random bits in hex.
+///
+/// One connection per store, used under a lock: safe to share between threads, one command
+/// at a time.
+public final class RedisStore: KeyValueStore, Sendable {
+    private let url: RedisURL
+    private let timeout: Duration
+    /// nil after a failure closed it: the next call connects again.
+    private let connection: Mutex<RedisConnection?>
+
+    /// Connects (and logs in, and selects the database) now, so a wrong URL or password is
+    /// reported when the store is built rather than at the first request.
+    /// - Parameter timeout: the bound on connecting and on every command.
+    public init(url: String, timeout: Duration = .seconds(2)) throws(StoreError) {
+        guard timeout > .zero else {
+            throw StoreError(.invalidConfiguration, "Redis timeout must be positive")
+        }
+        let parsed = try RedisURL(parsing: url)
+        self.url = parsed
+        self.timeout = timeout
+        connection = Mutex(try RedisConnection(parsed, timeout: timeout))
+    }
+
+    // MARK: Values
+
+    public func get(_ key: String) throws(StoreError) -> StoredValue? {
+        let reply = try run(["HMGET", key, "value", "version"], "get")
+        guard case .array(let fields) = reply, fields.count == 2 else { throw Self.unexpected(reply, "get") }
+        switch (fields[0], fields[1]) {
+        case (.null, _):
+            return nil
+        case (.string(let bytes), .string(let version)):
+            guard let number = Int64(String(decoding: version, as: UTF8.self)) else {
+                throw StoreError(.failed, "get: the version of '\(key)' is not a number")
+            }
+            return StoredValue(bytes: bytes, version: number)
+        default:
+            throw StoreError(.failed, "get: '\(key)' is a hash without a version; it was not written by this adapter")
+        }
+    }
+
+    public func set(_ key: String, _ value: [UInt8], expiresIn: Duration?) throws(StoreError) {
+        _ = try writeValue(key, value, expiresIn: expiresIn, condition: "*", "set")
+    }
+
+    @discardableResult
+    public func delete(_ key: String) throws(StoreError) -> Bool {
+        try Self.flag(run(["DEL", key], "delete"), "delete")
+    }
+
+    public func setIfAbsent(_ key: String, _ value: [UInt8], expiresIn: Duration?) throws(StoreError) -> Bool {
+        try writeValue(key, value, expiresIn: expiresIn, condition: "", "setIfAbsent")
+    }
+
+    public func compareAndSet(_ key: String, _ value: [UInt8], expectedVersion: Int64?, expiresIn: Duration?) throws(StoreError) -> Bool {
+        try writeValue(key, value, expiresIn: expiresIn, condition: expectedVersion.map { String($0) } ?? "", "compareAndSet")
+    }
+
+    // MARK: Sets
+
+    @discardableResult
+    public func addToSet(_ key: String, _ member: String) throws(StoreError) -> Bool {
+        try Self.flag(run(["SADD", key, member], "addToSet"), "addToSet")
+    }
+
+    @discardableResult
+    public func removeFromSet(_ key: String, _ member: String) throws(StoreError) -> Bool {
+        try Self.flag(run(["SREM", key, member], "removeFromSet"), "removeFromSet")
+    }
+
+    public func setMembers(_ key: String) throws(StoreError) -> [String] {
+        let reply = try run(["SMEMBERS", key], "setMembers")
+        // Byte order, as SQLite's BINARY collation sorts, so both stores list members alike.
+        return try Self.strings(reply, "setMembers").sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    // MARK: - Running commands
+
+    /// Runs one command; an error reply is thrown, classified by its code.
+    func run(_ arguments: [String], _ operation: String) throws(StoreError) -> RedisValue {
+        try run(arguments.map { Array($0.utf8) }, operation)
+    }
+
+    func run(_ arguments: [[UInt8]], _ operation: String) throws(StoreError) -> RedisValue {
+        let reply = try send(arguments)
+        if case .error(let message) = reply {
+            throw StoreError.fromServer(message, code: reply.errorCode ?? "", during: operation)
+        }
+        return reply
+    }
+
+    /// Runs a script by its SHA-1, sending its text only when the server does not have it
+    /// (first use after a restart or SCRIPT FLUSH).
+    func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
+        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
+        var reply = try send([Array("EVALSHA".utf8), Array(script.sha1.utf8)] + tail)
+        if reply.errorCode == "NOSCRIPT" {
+            reply = try send([Array("EVAL".utf8), Array(script.source.utf8)] + tail)
+        }
+        if case .error(let message) = reply {
+            throw StoreError.fromServer(message, code: reply.errorCode ?? "", during: script.name)
+        }
+        return reply
+    }
+
+    /// One command on the store's connection, connecting first when there is none. A
+    /// failed connection is dropped at once, closing its socket.
+    private func send(_ arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
+        try connection.withLock { (connection: inout sending RedisConnection?) throws(StoreError) -> RedisValue in
+            if connection?.isBroken ?? true {
+                connection = nil
+                connection = try RedisConnection(url, timeout: timeout)
+            }
+            guard let live = connection else {
+                throw StoreError(.unavailable, "Redis: no connection")
+            }
+            do throws(StoreError) {
+                return try live.command(arguments)
+            } catch {
+                if live.isBroken { connection = nil }
+                throw error
+            }
+        }
+    }
+
+    private func writeValue(_ key: String, _ value: [UInt8], expiresIn: Duration?, condition: String,
+                            _ operation: String) throws(StoreError) -> Bool {
+        let reply = try evaluate(.writeValue, keys: [key], arguments: [
+            value,
+            Array((expiresIn.map { String(Self.milliseconds($0, minimum: 1)) } ?? "").utf8),
+            Array(condition.utf8),
+        ])
+        return try Self.flag(reply, operation)
+    }
+
+    // MARK: - Decoding replies
+
+    /// An integer reply of 1 or 0.
+    static func flag(_ reply: RedisValue, _ operation: String) throws(StoreError) -> Bool {
+        guard case .integer(let number) = reply else { throw unexpected(reply, operation) }
+        return number != 0
+    }
+
+    static func strings(_ reply: RedisValue, _ operation: String) throws(StoreError) -> [String] {
+        guard case .array(let elements) = reply else { throw unexpected(reply, operation) }
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .string(let bytes) = element else { throw unexpected(reply, operation) }
+            strings.append(String(decoding: bytes, as: UTF8.self))
+        }
+        return strings
+    }
+
+    static func unexpected(_ reply: RedisValue, _ operation: String) -> StoreError {
+        let shape = switch reply {
+        case .string: "a string"
+        case .integer: "an integer"
+        case .array(let elements): "an array of \(elements.count)"
+        case .null: "nil"
+        case .status(let status): "status \(status)"
+        case .error(let message): "error \(message)"
+        }
+        return StoreError(.failed, "\(operation): Redis answered \(shape), which breaks the adapter's contract")
+    }
+
+    /// Whole milliseconds, rounded up so a short expiry never becomes "no expiry", capped so
+    /// the server's now + duration cannot overflow.
+    static func milliseconds(_ duration: Duration, minimum: Int64) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        let exact = Double(seconds) * 1000 + Double(attoseconds) / 1e15
+        let rounded = exact.rounded(.up)
+        return Int64(min(max(rounded, Double(minimum)), 1e15))
+    }
+}

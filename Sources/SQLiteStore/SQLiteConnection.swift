@@ -1,0 +1,90 @@
+internal import CSQLite
+import FoundationEssentials
+import StorekeeperCore
+
+/// Owns one `sqlite3` connection handle and closes it in `deinit`; the one place an SQLite
+/// result code becomes a `StoreError` (`check`).
+///
+/// Not thread-safe by design (opened with SQLITE_OPEN_NOMUTEX): a store belongs to one
+/// request in one process, so SQLite's per-call mutex would be pure overhead.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+
+    /// Opens the database at `path`, creating the file (not its folder) when missing.
+    init(path: String, busyTimeout: Duration) throws(StoreError) {
+        self.path = path
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        // SQLite hands back a handle even when opening fails (it carries the message), and
+        // NULL only when it could not allocate one.
+        guard let opened else {
+            throw StoreError(.unavailable, "sqlite3_open_v2 \(path): cannot allocate a connection")
+        }
+        do throws(StoreError) {
+            try Self.check(code, opened, "open \(path)")
+            try Self.check(sqlite3_busy_timeout(opened, Self.clampedMilliseconds(busyTimeout)), opened, "sqlite3_busy_timeout")
+        } catch {
+            // The only owner so far: close here, since `deinit` will not run for a failed init.
+            sqlite3_close_v2(opened)
+            throw error
+        }
+        handle = opened
+    }
+
+    deinit {
+        // close_v2 defers the close until every statement is finalized; each SQLiteStatement
+        // holds this connection, so by now none is left and the file is closed at once.
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements that take no parameters (schema, pragmas).
+    func execute(_ sql: String, as operation: String) throws(StoreError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), operation)
+    }
+
+    /// Rows inserted, updated or deleted by the last statement that finished.
+    var changes: Int64 { sqlite3_changes64(handle) }
+
+    /// False while a transaction is open.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Passes success codes through (returning them, so `step` can tell ROW from DONE) and
+    /// turns anything else into a `StoreError` with SQLite's own message.
+    @discardableResult
+    func check(_ code: Int32, _ operation: @autoclosure () -> String) throws(StoreError) -> Int32 {
+        try Self.check(code, handle, operation())
+    }
+
+    @discardableResult
+    static func check(_ code: Int32, _ handle: OpaquePointer?, _ operation: @autoclosure () -> String) throws(StoreError) -> Int32 {
+        switch code {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE:
+            return code
+        default:
+            // errmsg describes the latest failed call on this connection, which is this one:
+            // the connection is used by one thread only.
+            let message = sqlite3_errmsg(handle).map { String(cString: $0) } ?? "unknown error"
+            throw StoreError(kind(of: code), "\(operation()): \(message) (SQLite result code \(code))")
+        }
+    }
+
+    /// Busy, locked, I/O and cannot-open are conditions that go away (another process's
+    /// transaction ends, the disk comes back): retryable. Everything else breaks the contract.
+    static func kind(of code: Int32) -> StoreError.Kind {
+        switch code & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_CANTOPEN:
+            return .unavailable
+        default:
+            return .failed
+        }
+    }
+
+    /// True for SQLITE_BUSY and its extended codes.
+    static func isBusy(_ code: Int32) -> Bool { code & 0xFF == SQLITE_BUSY }
+
+    static func clampedMilliseconds(_ duration: Duration) -> Int32 {
+        Int32(clamping: max(0, duration.storeMilliseconds))
+    }
+}

@@ -1,0 +1,104 @@
+/// Every statement the store runs, prepared on first use and kept for the connection's life.
+/// Parameters are numbered (?1, ?2, ...) and documented per case; `now` is always
+/// `WallClock.nowMilliseconds()` taken by the caller.
+enum SQLiteQuery: String {
+    case begin = "BEGIN IMMEDIATE"
+    case commit = "COMMIT"
+    case rollback = "ROLLBACK"
+    case schemaVersion = "PRAGMA user_version"
+    /// → the journal mode now in force ("wal", or the old mode where WAL is impossible).
+    case enableWAL = "PRAGMA journal_mode = WAL"
+
+    // MARK: Values
+
+    /// ?1 key, ?2 now → value, version.
+    case get = """
+        SELECT value, version FROM kv WHERE key = ?1 AND (expires_at IS NULL OR expires_at > ?2)
+        """
+    /// ?1 key, ?2 value, ?3 expires_at.
+    case set = """
+        INSERT INTO kv (key, value, version, expires_at) VALUES (?1, ?2, 1, ?3)
+        ON CONFLICT (key) DO UPDATE
+        SET value = excluded.value, version = kv.version + 1, expires_at = excluded.expires_at
+        """
+    /// ?1 key, ?2 value, ?3 expires_at, ?4 now. Writes one row when absent or expired; an
+    /// expired key's version keeps counting up, so a stale version can never match again.
+    case setIfAbsent = """
+        INSERT INTO kv (key, value, version, expires_at) VALUES (?1, ?2, 1, ?3)
+        ON CONFLICT (key) DO UPDATE
+        SET value = excluded.value, version = kv.version + 1, expires_at = excluded.expires_at
+        WHERE kv.expires_at IS NOT NULL AND kv.expires_at <= ?4
+        """
+    /// ?1 key, ?2 value, ?3 expires_at, ?4 expected version, ?5 now.
+    case compareAndSet = """
+        UPDATE kv SET value = ?2, version = version + 1, expires_at = ?3
+        WHERE key = ?1 AND version = ?4 AND (expires_at IS NULL OR expires_at > ?5)
+        """
+    /// ?1 key, ?2 now. Deletes a live key only: an expired one is already absent (and left to
+    /// the sweep), so "deleted" means "existed". (Not DELETE ... RETURNING: Debian 12's SQLite
+    /// 3.40 answers `expires_at IS NULL` wrongly in a DELETE's RETURNING clause.)
+    case delete = "DELETE FROM kv WHERE key = ?1 AND (expires_at IS NULL OR expires_at > ?2)"
+    /// ?1 now. A bounded sweep of expired rows, so a write never pays for a large backlog.
+    case sweepExpired = """
+        DELETE FROM kv WHERE rowid IN (SELECT rowid FROM kv WHERE expires_at <= ?1 LIMIT 256)
+        """
+
+    // MARK: Sets
+
+    /// ?1 key, ?2 member.
+    case addMember = "INSERT INTO set_members (key, member) VALUES (?1, ?2) ON CONFLICT DO NOTHING"
+    /// ?1 key, ?2 member.
+    case removeMember = "DELETE FROM set_members WHERE key = ?1 AND member = ?2"
+    /// ?1 key → member.
+    case members = "SELECT member FROM set_members WHERE key = ?1"
+
+    // MARK: Queues
+
+    /// ?1 queue, ?2 id, ?3 payload, ?4 priority, ?5 now, ?6 max attempts. A known id (ready,
+    /// leased or dead) changes nothing.
+    case enqueue = """
+        INSERT INTO jobs (queue, id, payload, priority, visible_at, attempts, max_attempts, lease_token, state, enqueued_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, NULL, 'ready', ?5)
+        ON CONFLICT (queue, id) DO NOTHING
+        """
+    /// ?1 queue, ?2 now → rowid, id, payload, priority, attempts, max_attempts of the most
+    /// urgent claimable job: the best ready one and the best whose lease is over, whichever
+    /// comes first (lower priority number, then enqueued earlier).
+    case nextClaimable = """
+        SELECT rid, id, payload, priority, attempts, max_attempts FROM (
+            SELECT * FROM (
+                SELECT rowid AS rid, id, payload, priority, attempts, max_attempts FROM jobs
+                WHERE queue = ?1 AND state = 'ready' AND visible_at <= ?2
+                ORDER BY priority, rowid LIMIT 1)
+            UNION ALL
+            SELECT * FROM (
+                SELECT rowid AS rid, id, payload, priority, attempts, max_attempts FROM jobs
+                WHERE queue = ?1 AND state = 'leased' AND visible_at <= ?2
+                ORDER BY priority, rowid LIMIT 1))
+        ORDER BY priority, rid LIMIT 1
+        """
+    /// ?1 rowid, ?2 lease token, ?3 lease end.
+    case lease = """
+        UPDATE jobs SET state = 'leased', attempts = attempts + 1, lease_token = ?2, visible_at = ?3
+        WHERE rowid = ?1
+        """
+    /// ?1 rowid, ?2 now.
+    case deadLetter = "UPDATE jobs SET state = 'dead', lease_token = NULL, visible_at = ?2 WHERE rowid = ?1"
+    /// ?1 queue, ?2 id, ?3 lease token.
+    case acknowledge = "DELETE FROM jobs WHERE queue = ?1 AND id = ?2 AND state = 'leased' AND lease_token = ?3"
+    /// ?1 queue, ?2 id, ?3 lease token, ?4 now, ?5 visible again at. A job out of attempts
+    /// goes to the dead letters instead.
+    case release = """
+        UPDATE jobs SET lease_token = NULL,
+            state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,
+            visible_at = CASE WHEN attempts >= max_attempts THEN ?4 ELSE ?5 END
+        WHERE queue = ?1 AND id = ?2 AND state = 'leased' AND lease_token = ?3
+        """
+    /// ?1 queue → count.
+    case pendingCount = """
+        SELECT (SELECT count(*) FROM jobs WHERE queue = ?1 AND state = 'ready')
+             + (SELECT count(*) FROM jobs WHERE queue = ?1 AND state = 'leased')
+        """
+    /// ?1 queue → id, in the order they were dead-lettered.
+    case deadLetters = "SELECT id FROM jobs WHERE queue = ?1 AND state = 'dead' ORDER BY visible_at, rowid"
+}

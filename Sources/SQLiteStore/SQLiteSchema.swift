@@ -1,0 +1,50 @@
+/// The tables and indexes, created in one batch when `PRAGMA user_version` is below
+/// `version`, so opening an existing database costs a single pragma read.
+///
+/// Times are milliseconds since 1970 (the process's wall clock). Expired rows stay until a
+/// sweep removes them and are treated as absent by every read.
+enum SQLiteSchema {
+    static let version: Int64 = 1
+
+    /// Run inside one BEGIN IMMEDIATE transaction; bumps user_version last, so a crash mid-way
+    /// leaves the version at 0 and the next open creates the rest.
+    static let create = """
+        -- A rowid table, not WITHOUT ROWID: values (stored notifications) run to several KB.
+        CREATE TABLE IF NOT EXISTS kv (
+            key TEXT PRIMARY KEY NOT NULL,
+            value BLOB NOT NULL,
+            version INTEGER NOT NULL,
+            expires_at INTEGER
+        );
+        CREATE INDEX IF NOT EXISTS kv_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
+        CREATE TABLE IF NOT EXISTS set_members (
+            key TEXT NOT NULL,
+            member TEXT NOT NULL,
+            PRIMARY KEY (key, member)
+        ) WITHOUT ROWID;
+        -- visible_at: ready, claimable from then (later than now while a release's backoff
+        -- runs); leased, the lease's end (claimable again after it); dead, when it was
+        -- dead-lettered. Claim order is priority, then rowid: SQLite gives each new row a
+        -- larger rowid than any present, so that is enqueue order, immune to clock steps.
+        -- enqueued_at is kept for operators.
+        CREATE TABLE IF NOT EXISTS jobs (
+            queue TEXT NOT NULL,
+            id TEXT NOT NULL,
+            payload BLOB NOT NULL,
+            priority INTEGER NOT NULL,
+            visible_at INTEGER NOT NULL,
+            attempts INTEGER NOT NULL,
+            max_attempts INTEGER NOT NULL,
+            lease_token TEXT,
+            state TEXT NOT NULL CHECK (state IN ('ready', 'leased', 'dead')),
+            enqueued_at INTEGER NOT NULL,
+            PRIMARY KEY (queue, id)
+        );
+        -- Claim reads the head of each of the first two: leased jobs never stand in front of
+        -- ready ones, and only leases already over are looked at.
+        CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (queue, priority) WHERE state = 'ready';
+        CREATE INDEX IF NOT EXISTS jobs_leased ON jobs (queue, visible_at) WHERE state = 'leased';
+        CREATE INDEX IF NOT EXISTS jobs_dead ON jobs (queue, visible_at) WHERE state = 'dead';
+        PRAGMA user_version = \(version);
+        """
+}

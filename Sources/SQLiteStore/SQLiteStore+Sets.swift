@@ -1,0 +1,38 @@
+import StorekeeperCore
+
+extension SQLiteStore {
+    @discardableResult
+    public func addToSet(_ key: String, _ member: String) throws(StoreError) -> Bool {
+        try immediateTransaction { (_) throws(StoreError) -> Bool in
+            try run(.addMember) { (statement) throws(StoreError) -> Bool in
+                try statement.bind(key, at: 1)
+                try statement.bind(member, at: 2)
+                try statement.step()
+                return connection.changes == 1
+            }
+        }
+    }
+
+    @discardableResult
+    public func removeFromSet(_ key: String, _ member: String) throws(StoreError) -> Bool {
+        try immediateTransaction { (_) throws(StoreError) -> Bool in
+            try run(.removeMember) { (statement) throws(StoreError) -> Bool in
+                try statement.bind(key, at: 1)
+                try statement.bind(member, at: 2)
+                try statement.step()
+                return connection.changes == 1
+            }
+        }
+    }
+
+    public func setMembers(_ key: String) throws(StoreError) -> [String] {
+        let members = try run(.members) { (statement) throws(StoreError) -> [String] in
+            try statement.bind(key, at: 1)
+            var members: [String] = []
+            while try statement.step() { members.append(statement.text(at: 0)) }
+            return members
+        }
+        // Sorted by Swift's String order, not SQLite's byte order, so every backend agrees.
+        return members.sorted()
+    }
+}

@@ -1,0 +1,104 @@
+import FoundationEssentials
+
+/// Entitlement records and who owns them, in the store. Every write of a record is a
+/// compare-and-set on its version, so two workers applying events to the same subscription
+/// at once never lose one of them.
+public struct EntitlementRepository {
+    /// Attempts before contention is reported as a (retryable) store failure.
+    static let compareAndSetAttempts = 32
+
+    private let store: any KeyValueStore
+
+    public init(store: any KeyValueStore) {
+        self.store = store
+    }
+
+    /// Applies `event` to its subscription's record and links the subscription to its user
+    /// (by `userId` when the caller knows it, or by the transaction's appAccountToken).
+    /// Safe to repeat: a second application is a duplicate and changes nothing.
+    @discardableResult
+    public func apply(_ event: EntitlementEvent, userId: String? = nil) throws -> EntitlementUpdate {
+        guard let originalTransactionId = event.originalTransactionId else {
+            return try EntitlementEngine.apply(event, to: nil)
+        }
+        let key = StoreKeys.entitlement(originalTransactionId)
+        for _ in 0..<Self.compareAndSetAttempts {
+            let stored = try store.get(key)
+            let current = try stored.map { try Self.decode($0.bytes) }
+            let update = try EntitlementEngine.apply(event, to: current)
+            if update.outcome == .applied, let record = update.record {
+                guard try store.compareAndSet(key, try Self.encode(record), expectedVersion: stored?.version, expiresIn: nil) else {
+                    continue // someone else wrote first: read again and re-apply
+                }
+            }
+            // Linking is idempotent, so it is done for duplicates too: a worker killed between
+            // the record write and the links finishes the job on redelivery.
+            if update.record != nil {
+                try link(originalTransactionId, userId: userId, appAccountToken: event.transaction?.appAccountToken)
+            }
+            return update
+        }
+        throw StoreError(.unavailable, "too much contention on \(key)")
+    }
+
+    public func record(_ originalTransactionId: String) throws -> EntitlementRecord? {
+        try store.get(StoreKeys.entitlement(originalTransactionId)).map { try Self.decode($0.bytes) }
+    }
+
+    /// The original transaction ids of a user, including those that carried the user's
+    /// appAccountToken before the user was known.
+    public func originalTransactionIds(ofUser userId: String) throws -> [String] {
+        try store.setMembers(StoreKeys.userTransactions(userId))
+    }
+
+    public func originalTransactionIds(ofAppAccountToken token: String) throws -> [String] {
+        try store.setMembers(StoreKeys.appAccountTokenTransactions(token))
+    }
+
+    /// The user an appAccountToken was handed to, if any.
+    public func user(ofAppAccountToken token: String) throws -> String? {
+        try store.get(StoreKeys.appAccountToken(token)).map { String(decoding: $0.bytes, as: UTF8.self) }
+    }
+
+    /// Records that `token` belongs to `userId`. The first owner keeps it: a token is handed
+    /// to one user only, and a second claim is refused (false).
+    @discardableResult
+    public func assign(appAccountToken token: String, toUser userId: String) throws -> Bool {
+        if try store.setIfAbsent(StoreKeys.appAccountToken(token), Array(userId.utf8), expiresIn: nil) {
+            // Subscriptions that carried the token before the user was known join the user now.
+            for originalTransactionId in try originalTransactionIds(ofAppAccountToken: token) {
+                try link(originalTransactionId, userId: userId, appAccountToken: nil)
+            }
+            return true
+        }
+        return try user(ofAppAccountToken: token) == userId
+    }
+
+    private func link(_ originalTransactionId: String, userId explicitUser: String?, appAccountToken: String?) throws {
+        var userId = explicitUser
+        if let token = appAccountToken, !token.isEmpty {
+            try store.addToSet(StoreKeys.appAccountTokenTransactions(token), originalTransactionId)
+            if userId == nil { userId = try user(ofAppAccountToken: token) }
+        }
+        guard let userId else { return }
+        // The first owner of a subscription keeps it; a different user is not silently linked.
+        if try store.setIfAbsent(StoreKeys.owner(originalTransactionId), Array(userId.utf8), expiresIn: nil)
+            || String(decoding: try store.get(StoreKeys.owner(originalTransactionId))?.bytes ?? [], as: UTF8.self) == userId {
+            try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
+        }
+    }
+
+    static func encode(_ record: EntitlementRecord) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(record))
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> EntitlementRecord {
+        do {
+            return try JSONDecoder().decode(EntitlementRecord.self, from: Data(bytes))
+        } catch {
+            throw StoreError(.failed, "stored entitlement does not decode: \(error)")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import FoundationEssentials
+
+/// The worker: claims queued notifications under a lease, applies each to its entitlement,
+/// acknowledges. A notification that fails is given back with backoff and, after its
+/// attempts run out, dead-lettered by the queue: never lost, never applied twice (applying
+/// is idempotent, so a redelivery after a crash is harmless).
+public final class NotificationProcessor {
+    /// What one run did.
+    public struct Report: Codable, Sendable, Equatable {
+        public var applied = 0
+        public var stale = 0
+        public var duplicate = 0
+        public var ignored = 0
+        public var failed = 0
+        public var deadLettered = 0
+        /// Notifications still queued when the run ended (time budget reached).
+        public var remaining = 0
+
+        public init() {}
+    }
+
+    /// A lease longer than any single notification takes; a worker killed mid-way loses it
+    /// and the notification comes back after this long.
+    public static let defaultLease: Duration = .seconds(30)
+
+    private let store: any KeyValueStore
+    private let repository: EntitlementRepository
+    private let lease: Duration
+
+    public init(store: any KeyValueStore, lease: Duration = NotificationProcessor.defaultLease) {
+        self.store = store
+        self.repository = EntitlementRepository(store: store)
+        self.lease = lease
+    }
+
+    /// Works until the queue is empty or `budget` has passed. `onFailure` sees each failure
+    /// (for the log); the run itself only throws when the store cannot be used at all.
+    public func run(budget: Duration, onFailure: (String, any Error) -> Void = { _, _ in }) throws(StoreError) -> Report {
+        var report = Report()
+        let deadline = ContinuousClock.now.advanced(by: budget)
+        let deadBefore = try store.deadLetters(in: StoreKeys.notificationQueue).count
+        while ContinuousClock.now < deadline {
+            guard let claimed = try store.claim(from: StoreKeys.notificationQueue, lease: lease) else { break }
+            do {
+                let update = try process(claimed)
+                switch update.outcome {
+                case .applied: report.applied += 1
+                case .stale: report.stale += 1
+                case .duplicate: report.duplicate += 1
+                case .ignored: report.ignored += 1
+                }
+                try store.acknowledge(claimed)
+            } catch let error as StoreError where error.kind == .unavailable {
+                throw error
+            } catch {
+                report.failed += 1
+                onFailure(claimed.job.id, error)
+                try store.release(claimed, retryIn: Self.backoff(attempt: claimed.attempt))
+            }
+        }
+        report.deadLettered = max(0, try store.deadLetters(in: StoreKeys.notificationQueue).count - deadBefore)
+        report.remaining = try store.pendingCount(in: StoreKeys.notificationQueue)
+        return report
+    }
+
+    private func process(_ claimed: ClaimedJob) throws -> EntitlementUpdate {
+        guard let stored = try store.get(StoreKeys.notification(claimed.job.id)) else {
+            throw EntitlementError("notification \(claimed.job.id) is queued but not stored")
+        }
+        let notification: StoredNotification
+        do {
+            notification = try JSONDecoder().decode(StoredNotification.self, from: Data(stored.bytes))
+        } catch {
+            throw EntitlementError("stored notification \(claimed.job.id) does not decode: \(error)")
+        }
+        return try repository.apply(notification.event)
+    }
+
+    /// 10 s, 20 s, 40 s, ... at most an hour between attempts.
+    static func backoff(attempt: Int) -> Duration {
+        .seconds(min(3600, 10 << min(max(attempt - 1, 0), 12)))
+    }
+}

@@ -1,0 +1,90 @@
+import FoundationEssentials
+import FunctionRuntime
+import StorekeeperCore
+
+/// `ingest-transaction`: the app's backend hands over a StoreKit 2 signed transaction right
+/// after a purchase (so access does not wait for Apple's notification). Verified, linked to
+/// the user, applied through the same entitlement logic as notifications.
+public final class IngestTransactionFunction: FunctionHandler {
+    struct Request: RequestBody {
+        static let fields: Set<String> = ["jwsRepresentation", "signedTransaction", "signedRenewalInfo", "userId"]
+        /// StoreKit 2's `Transaction.jwsRepresentation` (also accepted as `signedTransaction`).
+        var jwsRepresentation: String?
+        var signedTransaction: String?
+        var signedRenewalInfo: String?
+        var userId: String?
+    }
+
+    struct Response: Encodable {
+        var outcome: String
+        var userId: String?
+        var active: Bool
+        var entitlements: [Entitlement]
+    }
+
+    public static let descriptor = FunctionDescriptor(
+        name: "ingest-transaction",
+        route: "/appstore/transactions",
+        method: "POST",
+        visibility: .internal,
+        summary: "Verify a StoreKit 2 signed transaction from the app's backend, link it to the user, apply it, answer the user's entitlements.",
+        request: """
+            {"jwsRepresentation": "<signed transaction>", "signedRenewalInfo": "<optional>", "userId": "<optional>"}
+              A transaction carrying an appAccountToken is linked to the token's user even without userId.
+            """,
+        response: """
+            {"outcome": "applied" | "stale" | "duplicate" | "ignored", "userId": "...", "active": true,
+             "entitlements": [... as get-entitlements ...]}
+            rejected signed data: {"error": {"code": "VERIFICATION_FAILURE" | ..., "message"}} exit 65
+            """,
+        variables: AppStoreSettings.variables
+    )
+
+    private let verifier: SignedDataVerifier
+    private let context: FunctionContext
+
+    public init(context: FunctionContext) throws {
+        verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters)
+        self.context = context
+    }
+
+    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        let body = try request.decode(Request.self)
+        guard let jws = body.jwsRepresentation ?? body.signedTransaction else {
+            throw FunctionError.badInput(code: "invalid_request", message: "jwsRepresentation is required")
+        }
+        let now = context.clock.now()
+        let transaction = try verifier.verify(jws, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self)
+        var renewal: JWSRenewalInfoDecodedPayload?
+        if let signed = body.signedRenewalInfo {
+            renewal = try verifier.verify(signed, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
+            guard renewal?.originalTransactionId == transaction.originalTransactionId else {
+                throw FunctionError.badInput(code: "invalid_request", message: "the renewal info is for another subscription")
+            }
+        }
+        let signedDate = transaction.signedDate ?? Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let event = EntitlementEvent(
+            id: "ingest:\(transaction.transactionId ?? "?"):\(signedDate)", source: .ingest,
+            signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
+
+        let repository = EntitlementRepository(store: try context.adapters.store())
+        var userId = body.userId
+        if let user = userId, let token = transaction.appAccountToken, !token.isEmpty {
+            // The backend vouches for this user; the token becomes theirs if it was nobody's.
+            if try !repository.assign(appAccountToken: token, toUser: user) {
+                context.log.warning("appAccountToken belongs to another user", ["originalTransactionId": transaction.originalTransactionId ?? "-"])
+            }
+        } else if userId == nil, let token = transaction.appAccountToken {
+            userId = try repository.user(ofAppAccountToken: token)
+        }
+        let update = try repository.apply(event, userId: body.userId)
+        context.log.info("transaction ingested", ["outcome": update.outcome.rawValue, "originalTransactionId": transaction.originalTransactionId ?? "-"])
+
+        var ids: [String] = []
+        if let userId { ids = try repository.originalTransactionIds(ofUser: userId) }
+        if let original = transaction.originalTransactionId { ids.append(original) }
+        let entitlements = try Set(ids).sorted().compactMap { try repository.record($0) }.map { Entitlement($0, now: now) }
+        return try .json(Response(outcome: update.outcome.rawValue, userId: userId,
+                                  active: entitlements.contains { $0.active }, entitlements: entitlements))
+    }
+}

@@ -1,0 +1,73 @@
+import FoundationEssentials
+import FunctionRuntime
+import StorekeeperCore
+
+/// `receive-notification`: Apple's App Store Server Notifications V2 endpoint. Verifies all
+/// three JWS, checks app and environment, stores and queues the notification in one atomic
+/// step, and answers 200 fast. Applying it is `process-notifications`' job.
+///
+/// https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications
+public final class ReceiveNotificationFunction: FunctionHandler {
+    struct Request: RequestBody {
+        static let fields: Set<String> = ["signedPayload"]
+        var signedPayload: String
+    }
+
+    public static let descriptor = FunctionDescriptor(
+        name: "receive-notification",
+        route: "/appstore/notifications",
+        method: "POST",
+        visibility: .public,
+        summary: "Receive App Store Server Notifications V2: verify, store and queue once, answer 200 fast.",
+        request: """
+            {"signedPayload": "<compact JWS>"}   (exactly what Apple POSTs)
+            """,
+        response: """
+            200 {"status": "accepted" | "duplicate" | "ignored", "notificationUUID": "..."}
+                 accepted: stored and queued; duplicate: seen before, nothing changed;
+                 ignored: verified but for an environment this server does not accept (logged)
+            400 {"error": {"code": "INVALID_JWT_FORMAT" | "INVALID_CERTIFICATE" | "VERIFICATION_FAILURE" |
+                           "INVALID_APP_IDENTIFIER" | ..., "message": "..."}}   exit 65
+            503 {"error": {"code": "store_unavailable" | "RETRYABLE_VERIFICATION_FAILURE", ...}}   exit 75:
+                 Apple retries, nothing is lost
+            """,
+        variables: AppStoreSettings.variables
+    )
+
+    private let inbox: NotificationInbox
+    private let context: FunctionContext
+
+    public init(context: FunctionContext) throws {
+        let settings = try AppStoreSettings(environment: context.environment)
+        let adapters = context.adapters
+        inbox = NotificationInbox(verifier: settings.makeVerifier(adapters: adapters), store: { try adapters.store() })
+        self.context = context
+    }
+
+    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        let body = try request.decode(Request.self)
+        let receipt: NotificationInbox.Receipt
+        do {
+            receipt = try inbox.receive(signedPayload: body.signedPayload, now: context.clock.now())
+        } catch let error as VerificationError {
+            context.log.warning("notification rejected", ["code": error.code, "reason": error.reason])
+            throw error
+        } catch let error as StoreError {
+            context.log.error("notification not stored", ["code": error.code, "reason": error.reason])
+            throw error
+        }
+        switch receipt {
+        case .accepted(let uuid, let type):
+            context.log.info("notification queued", ["notificationUUID": uuid, "type": type ?? "-"])
+            return try .json(["status": "accepted", "notificationUUID": uuid])
+        case .duplicate(let uuid):
+            context.log.info("notification duplicate", ["notificationUUID": uuid])
+            return try .json(["status": "duplicate", "notificationUUID": uuid])
+        case .droppedEnvironment(let environment):
+            // Apple sometimes sends sandbox notifications to the production URL: acknowledge
+            // so it stops retrying, and keep them out of production state.
+            context.log.warning("notification dropped: environment not accepted", ["environment": environment])
+            return try .json(["status": "ignored", "reason": "environment \(environment) is not accepted here"])
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../../fuzz/Sources/FuzzEntries/FuzzEntries.swift

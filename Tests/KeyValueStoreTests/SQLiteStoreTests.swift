@@ -1,0 +1,155 @@
+import Foundation
+import SQLiteStore
+import StorekeeperCore
+import Testing
+
+/// What only the SQLite store promises: the file it makes, how it opens, and how it behaves
+/// while another process holds the write lock. The shared behaviour is in
+/// KeyValueStoreConformanceTests.
+@Suite struct SQLiteStoreTests {
+    /// The database file's header: the magic string, the WAL format bytes (offsets 18 and 19:
+    /// 2 means WAL) and the user_version (offset 60, big-endian).
+    static func header(_ path: String) throws -> (magic: String, wal: Bool, userVersion: UInt32) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)).prefix(100))
+        try #require(bytes.count == 100)
+        let magic = String(decoding: bytes[0..<15], as: UTF8.self)
+        let userVersion = bytes[60..<64].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return (magic, bytes[18] == 2 && bytes[19] == 2, userVersion)
+    }
+
+    @Test func createsTheFileAndItsFoldersInWALMode() throws {
+        let path = TestDirectory.newPath("var/nested/storekeeper.db")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        do {
+            let store = try SQLiteStore(path: path)
+            try store.set("k", [1], expiresIn: nil)
+        }
+        // Read once the last connection has closed, which checkpoints the WAL into the file.
+        let header = try Self.header(path)
+        #expect(header.magic == "SQLite format 3")
+        #expect(header.wal)
+        #expect(header.userVersion == 1)
+    }
+
+    @Test func reopeningKeepsEverything() throws {
+        let path = TestDirectory.newPath("store.db")
+        do {
+            let store = try SQLiteStore(path: path)
+            try store.set("k", [1, 2, 3], expiresIn: nil)
+            try store.addToSet("s", "m")
+            try store.enqueue(QueuedJob(id: "j", payload: [4]), on: "q")
+        }
+        let reopened = try SQLiteStore(path: path)
+        #expect(try reopened.get("k")?.bytes == [1, 2, 3])
+        #expect(try reopened.setMembers("s") == ["m"])
+        #expect(try reopened.claim(from: "q", lease: .seconds(60))?.job.payload == [4])
+    }
+
+    @Test func anEmptyPathIsAConfigurationError() {
+        #expect(throws: StoreError(.invalidConfiguration, "")) { try SQLiteStore(path: "") }
+    }
+
+    @Test func aFileThatIsNotADatabaseFails() throws {
+        let path = try TestDirectory.newFolder() + "/not-a-database.db"
+        try Data(repeating: UInt8(ascii: "x"), count: 4_096).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
+        #expect(error?.kind == .failed)
+        #expect(error?.reason.contains("not a database") == true, "\(String(describing: error))")
+    }
+
+    @Test func aPathThatCannotBeOpenedIsUnavailable() throws {
+        // The "folder" is a regular file, so neither the folder nor the file can be made.
+        let file = try TestDirectory.newFolder() + "/plain-file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: file + "/store.db") }
+        #expect(error?.kind == .unavailable)
+        #expect(error?.isRetryable == true)
+    }
+
+    @Test func absurdDurationsSaturateInsteadOfCrashing() throws {
+        let store = try SQLiteStore(path: TestDirectory.newPath("store.db"), busyTimeout: .seconds(Int64.max))
+        try store.set("forever-ish", [1], expiresIn: .seconds(Int64.max))
+        #expect(try store.get("forever-ish")?.bytes == [1])
+        try store.set("already-gone", [1], expiresIn: .seconds(Int64.min))
+        #expect(try store.get("already-gone") == nil)
+        try store.enqueue(QueuedJob(id: "j", payload: []), on: "q")
+        let claimed = try #require(try store.claim(from: "q", lease: .seconds(Int64.max)))
+        #expect(try store.release(claimed, retryIn: .seconds(Int64.max)))
+        #expect(try store.claim(from: "q", lease: .seconds(60)) == nil)
+    }
+
+    // MARK: Another process holding the write lock (the sqlite3 shell)
+
+    static let shell = "/usr/bin/sqlite3"
+    static var shellAvailable: Bool { FileManager.default.isExecutableFile(atPath: shell) }
+
+    /// Starts the sqlite3 shell on `path`, runs `sql` in an open transaction and returns once
+    /// the shell has printed `ready`, i.e. once it holds the write lock. End it with `.quit`,
+    /// not by closing its input: a process another test spawns meanwhile may hold a copy of
+    /// the pipe, and the shell would never see the end of its input.
+    static func shellHoldingTransaction(_ path: String, _ sql: String) throws -> (Process, FileHandle) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: shell)
+        process.arguments = [path]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\n\(sql)\nSELECT 'ready';\n".utf8))
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("ready") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { throw CocoaError(.fileReadUnknown) }  // the shell exited
+            seen.append(chunk)
+        }
+        return (process, input.fileHandleForWriting)
+    }
+
+    @Test(.enabled(if: shellAvailable, "the sqlite3 shell (Debian package sqlite3) is not installed"))
+    func aWriterWaitsForAnotherProcessWithinTheBusyTimeout() async throws {
+        let path = TestDirectory.newPath("store.db")
+        _ = try SQLiteStore(path: path)
+        let (shell, input) = try Self.shellHoldingTransaction(path, "INSERT INTO kv VALUES ('held', x'01', 1, NULL);")
+        // SIGKILL: a child of a test thread may have SIGTERM blocked (see ChildProcess).
+        defer { if shell.isRunning { kill(shell.processIdentifier, SIGKILL) } }
+
+        // Past its busy timeout, a writer gives up with a retryable error.
+        let impatient = try SQLiteStore(path: path, busyTimeout: .milliseconds(200))
+        let error = #expect(throws: StoreError.self) { try impatient.set("k", [1], expiresIn: nil) }
+        #expect(error?.kind == .unavailable)
+        #expect(error?.isRetryable == true)
+        // Readers are not blocked (WAL) and do not see the uncommitted row.
+        #expect(try impatient.get("held") == nil)
+
+        // A patient writer waits for the commit, then goes through.
+        async let patientWrite: Bool = withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let patient = try SQLiteStore(path: path, busyTimeout: .seconds(30))
+                    return try patient.setIfAbsent("after", [2], expiresIn: nil)
+                })
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        input.write(Data("COMMIT;\n.quit\n".utf8))
+        try input.close()
+        #expect(try await patientWrite)
+        shell.waitUntilExit()
+        #expect(try impatient.get("held")?.bytes == [1])
+        #expect(try impatient.get("after")?.bytes == [2])
+    }
+
+    @Test(.enabled(if: shellAvailable, "the sqlite3 shell (Debian package sqlite3) is not installed"))
+    func aNewerSchemaIsRefused() throws {
+        let path = TestDirectory.newPath("store.db")
+        _ = try SQLiteStore(path: path)
+        let (shell, input) = try Self.shellHoldingTransaction(path, "PRAGMA user_version = 99;")
+        defer { if shell.isRunning { kill(shell.processIdentifier, SIGKILL) } }
+        input.write(Data("COMMIT;\n.quit\n".utf8))
+        try input.close()
+        shell.waitUntilExit()
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
+        #expect(error?.kind == .failed)
+    }
+}
