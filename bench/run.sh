@@ -20,19 +20,36 @@ export APPSTORE_ROOT_CERTS=Tests/Fixtures/pki/root.pem
 export APPSTORE_BUNDLE_ID=com.example.storekeeper
 export APPSTORE_APP_APPLE_ID=1234567890
 export APPSTORE_ENVIRONMENT=Production,Sandbox
+# The default online checks (soft OCSP) against the test PKI's responders, so the figures are
+# the steady state of a deployment whose OCSP answers and proven chains sit in the store.
+export APPSTORE_ONLINE_CHECKS=soft
+export STORE_URL="sqlite:$out/verify-store.db"
+rm -f "$out"/verify-store.db*
+ocsp_pids=()
+for responder in "18888 index.txt intermediate ocsp-responder" "18889 root-index.txt root root-ocsp-responder"; do
+  read -r port index ca signer <<<"$responder"
+  (cd Tests/Fixtures/pki && exec timeout --signal=KILL 600 openssl ocsp -port "$port" -index "$index" -CA "$ca.pem" \
+     -rsigner "$signer.pem" -rkey "$signer.key" -ndays 1 >/dev/null 2>&1) &
+  ocsp_pids+=($!)
+done
+stop_ocsp() { for pid in "${ocsp_pids[@]}"; do pkill -9 -P "$pid" 2>/dev/null; kill -9 "$pid" 2>/dev/null; done; }
+trap stop_ocsp EXIT
+sleep 0.5
 
 # One notification (three JWS, one chain), and a batch of distinct transactions signed by one
 # simulate-store process in NDJSON mode.
 now_ms=$(( $(date +%s) * 1000 ))
-transaction() { # $1 = transaction id
-  printf '{"transactionId":"%s","originalTransactionId":"1000","bundleId":"com.example.storekeeper","productId":"com.example.pro.monthly","type":"Auto-Renewable Subscription","purchaseDate":%s,"expiresDate":%s,"environment":"Sandbox","inAppOwnershipType":"PURCHASED"}' "$1" "$now_ms" "$(( now_ms + 2592000000 ))"
+transaction() { # $1 = transaction id, $2 = original transaction id (default 1000)
+  printf '{"transactionId":"%s","originalTransactionId":"'"${2:-1000}"'","bundleId":"com.example.storekeeper","productId":"com.example.pro.monthly","type":"Auto-Renewable Subscription","purchaseDate":%s,"expiresDate":%s,"environment":"Sandbox","inAppOwnershipType":"PURCHASED"}' "$1" "$now_ms" "$(( now_ms + 2592000000 ))"
 }
 echo "{\"sign\":\"notification\",\"payload\":{\"notificationType\":\"DID_RENEW\",\"data\":{\"bundleId\":\"com.example.storekeeper\",\"environment\":\"Sandbox\",\"transactionInfo\":$(transaction 1001),\"renewalInfo\":{\"originalTransactionId\":\"1000\",\"autoRenewProductId\":\"com.example.pro.monthly\",\"productId\":\"com.example.pro.monthly\",\"autoRenewStatus\":1,\"environment\":\"Sandbox\"}}}}" \
   | "$BIN/simulate-store" 2>/dev/null > "$out/notification.json"
 for i in $(seq 1 "$BATCH"); do echo "{\"sign\":\"transaction\",\"payload\":$(transaction $((2000 + i)))}"; done \
   | "$BIN/simulate-store" 2>/dev/null > "$out/batch.ndjson"
 [ "$(wc -l < "$out/batch.ndjson")" -eq "$BATCH" ] || { echo "batch signing failed" >&2; exit 1; }
-grep -q '"valid":true' <("$BIN/verify-signed-data" < "$out/notification.json") || { echo "the benchmark notification does not verify" >&2; exit 1; }
+answer=$("$BIN/verify-signed-data" < "$out/notification.json" 2>/dev/null)
+grep -q '"valid":true' <<<"$answer" || { echo "the benchmark notification does not verify: $answer" >&2; exit 1; }
+echo "online check of the benchmark chain: $(sed -n 's/.*"onlineCheck":"\([a-z]*\)".*/\1/p' <<<"$answer")"
 
 field() { sed -n "s/.*\"$1\": *\([0-9.]*\).*/\1/p"; }
 
@@ -53,10 +70,74 @@ printf '  %-44s %8s us  (peak RSS %s KiB)\n' "whole batch" "$(field median_us <<
 printf '  %-44s %8s us\n' "per JWS in batch (batch - one process) / N" "$per_jws"
 printf '  %-44s %8s us  (%s verify/s)\n' "openssl speed ecdsap256 verify (floor)" "$raw_verify" "$speed"
 
-echo "== targets =="
+echo "== targets (foundation) =="
 awk -v v="$(field median_us <<<"$verify_one")" -v h="$(field median_us <<<"$swift_hello")" \
     -v p="$per_jws" -v r="$raw_verify" -v m="$(field max_rss_kib <<<"$verify_one")" 'BEGIN {
   printf "  process / static Swift hello   %5.2fx  (target < 3x)    %s\n", v / h, (v < 3 * h ? "met" : "MISSED")
   printf "  batch per JWS / raw verify     %5.2fx  (target <= 2x)   %s\n", p / r, (p <= 2 * r ? "met" : "MISSED")
   printf "  peak memory of one run         %5.1f MiB (target < 16) %s\n", m / 1024, (m < 16384 ? "met" : "MISSED")
 }'
+
+# ---------------------------------------------------------------------------------------
+# The store (issue "The store and the wire"): operations per second on each backend, and the
+# cost of opening the store in a fresh process (paid on every request).
+redis_dir=$(mktemp -d)
+redis_port=$(( 20000 + RANDOM % 20000 ))
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" --daemonize yes \
+  --pidfile "$redis_dir/redis.pid" >/dev/null
+cleanup() {
+  stop_ocsp
+  [ -f "$redis_dir/redis.pid" ] && kill "$(cat "$redis_dir/redis.pid")" 2>/dev/null || true
+  infra/gateway/gateway.sh stop "$out/gateway" 2>/dev/null || true
+  rm -rf "$redis_dir"
+}
+trap cleanup EXIT
+for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+sqlite_url="sqlite:$out/bench-store.db"
+redis_url="redis://127.0.0.1:$redis_port/0"
+echo
+echo "== key-value store: operations (one process, $((BATCH * 5)) each) =="
+for url in "$sqlite_url" "$redis_url"; do
+  rm -f "$out"/bench-store.db*
+  "$BIN/store-stress" bench "$url" $((BATCH * 5)) | while read -r line; do
+    printf '  %-8s %-36s %9s /s  %7s us\n' "${url%%:*}" "$(sed -n 's/.*"operation": "\([^"]*\)".*/\1/p' <<<"$line")" \
+      "$(field per_second <<<"$line")" "$(field microseconds_each <<<"$line")"
+  done
+done
+echo "== key-value store: opening it in a fresh process (median of $RUNS) =="
+"$BIN/store-stress" open "$sqlite_url" >/dev/null
+for url in "$sqlite_url" "$redis_url"; do
+  opened=$("$timer" -n "$RUNS" -w 10 -- "$BIN/store-stress" open "$url")
+  bare=$("$timer" -n "$RUNS" -w 10 -x 64 -- "$BIN/store-stress")
+  printf '  %-8s process that opens the store %8s us; the same binary doing nothing %8s us\n' "${url%%:*}" \
+    "$(field median_us <<<"$opened")" "$(field median_us <<<"$bare")"
+done
+
+# ---------------------------------------------------------------------------------------
+# Notifications (issue "Notifications V2 to entitlements"): the webhook through lighttpd with
+# wrk, and the worker, on both backends.
+NOTIFICATIONS=${NOTIFICATIONS:-3000}
+echo
+echo "== webhook through lighttpd (CGI), wrk 10 s, 8 connections; worker over the queued notifications =="
+for i in $(seq 1 "$NOTIFICATIONS"); do
+  echo "{\"sign\":\"notification\",\"payload\":{\"notificationType\":\"DID_RENEW\",\"data\":{\"bundleId\":\"com.example.storekeeper\",\"environment\":\"Sandbox\",\"transactionInfo\":$(transaction $((500000 + i)) $((700000 + i))),\"renewalInfo\":{\"originalTransactionId\":\"$((700000 + i))\",\"autoRenewProductId\":\"com.example.pro.monthly\",\"autoRenewStatus\":1,\"environment\":\"Sandbox\"}}}}"
+done | "$BIN/simulate-store" 2>/dev/null | sed 's/"signedData"/"signedPayload"/' > "$out/notifications.ndjson"
+for url in "$sqlite_url" "$redis_url"; do
+  rm -f "$out"/bench-store.db*
+  redis-cli -p "$redis_port" flushall >/dev/null
+  STORE_URL=$url APPSTORE_ONLINE_CHECKS=off infra/gateway/gateway.sh start "$BIN" 18580 "$out/gateway"
+  WRK_BODIES="$out/notifications.ndjson" wrk -t1 -c8 -d10s --latency -s bench/webhook.lua http://127.0.0.1:18580 > "$out/wrk.txt" 2>&1 || true
+  infra/gateway/gateway.sh stop "$out/gateway"
+  rps=$(awk '/Requests\/sec/ { print $2 }' "$out/wrk.txt")
+  p50=$(awk '$1 == "50%" { print $2 }' "$out/wrk.txt")
+  p99=$(awk '$1 == "99%" { print $2 }' "$out/wrk.txt")
+  non2xx=$(awk '/Non-2xx/ { print $NF }' "$out/wrk.txt")
+  printf '  %-8s webhook %8s requests/s   p50 %8s   p99 %8s   non-2xx %s\n' "${url%%:*}" "$rps" "$p50" "$p99" "${non2xx:-0}"
+  start=$(date +%s%N)
+  report=$(echo '{"budgetSeconds": 300}' | STORE_URL=$url "$BIN/process-notifications" 2>/dev/null)
+  elapsed_us=$(( ($(date +%s%N) - start) / 1000 ))
+  applied=$(( $(field applied <<<"$report") + $(field stale <<<"$report") + $(field duplicate <<<"$report") ))
+  printf '  %-8s worker  %8s notifications in %s ms = %s notifications/s\n' "${url%%:*}" "$applied" "$((elapsed_us / 1000))" \
+    "$(awk -v n="$applied" -v t="$elapsed_us" 'BEGIN { printf "%.0f", (t > 0 ? n * 1000000 / t : 0) }')"
+done
+echo "  targets: webhook >= 200 requests/s with p99 < 50 ms; worker >= 2,000 notifications/s on Redis"

@@ -184,11 +184,14 @@ public final class SignedDataVerifier {
         if online, let revocation {
             (outcome, freshUntil) = try revocation.check(chain: chain, trustStore: trustStore, now: now)
         }
+        // A soft-failed check is remembered in this process only, and only briefly: a batch
+        // verified during a responder outage must not re-validate the chain for every JWS.
+        let processFreshUntil = online && freshUntil == nil ? now.addingTimeInterval(60) : freshUntil
         let entry = VerifiedChainCache.Entry(
             key: key,
             validFrom: chain.map(\.notBefore).max() ?? leaf.notBefore,
             validUntil: chain.map(\.notAfter).min() ?? leaf.notAfter,
-            revocationFreshUntil: freshUntil,
+            revocationFreshUntil: processFreshUntil,
             revocation: outcome)
         chains.insert(leaf: x5c[0], intermediate: x5c[1], entry)
         // Only a chain whose online status is settled is shared: a soft-failed check is

@@ -1,0 +1,11 @@
+-- wrk script for `make bench`: POSTs distinct signed notifications (one JSON body a line in
+-- the file named by WRK_BODIES) to the webhook, cycling through them.
+local bodies = {}
+for line in io.lines(os.getenv("WRK_BODIES")) do
+  bodies[#bodies + 1] = line
+end
+local index = 0
+request = function()
+  index = index % #bodies + 1
+  return wrk.format("POST", "/appstore/notifications", { ["Content-Type"] = "application/json" }, bodies[index])
+end
