@@ -67,8 +67,12 @@ fuzz: deps
 fuzz-ci: deps
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-20} fuzz/run.sh
 
-pki:
+# New keys and certificates change every signed fixture: the golden examples and the fuzz
+# seeds are made again from the new PKI.
+pki: build
 	$(PKI)/make-pki.sh
+	BIN=$$($(SWIFT) build --show-bin-path) Tests/Fixtures/make-examples.sh
+	fuzz/make-seeds.sh
 
 apple-roots:
 	infra/apple-roots/fetch.sh var/apple-roots

@@ -1,0 +1,349 @@
+import FoundationEssentials
+import FunctionRuntime
+import OpenSSLCrypto
+import StorekeeperCore
+import StorekeeperFunctions
+
+// The fuzz targets' entry logic, in one file that two builds compile: the libFuzzer
+// executables in fuzz/ (module FuzzEntries) and `swift test` (Tests/FunctionTests links this
+// file), which replays every committed corpus and regression input through it in process.
+// So a crash the fuzzer found stays fixed once its input is in fuzz/regressions/<target>/.
+
+/// An invariant an input broke without crashing: the fuzzer traps on it (so libFuzzer keeps
+/// the input), the replay test records it.
+public struct FuzzFinding: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The harness could not set itself up (fixtures missing): not the input's fault.
+public struct FuzzSetupError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// One libFuzzer target. The raw value names its executable (`fuzz-<name>`) and its folders
+/// `fuzz/corpus/<name>/` and `fuzz/regressions/<name>/`.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// Input: compact JWS text. `CompactJWS(parsing:)`, then `SignedDataVerifier.verify`
+    /// against the test PKI's root, twice on one verifier (the second answer comes through
+    /// the verified-chain cache and must match the first), then with a type forced.
+    case jwsVerify = "jws-verify"
+    /// Input: stdin of a function process (direct JSON, NDJSON, HTTP events with plain or
+    /// base64 bodies, query strings, form bodies), run through two small handlers.
+    case frontDoors = "front-doors"
+    /// Input: a few CGI variables, one a line, then the body (see `FuzzCGIInput`).
+    case cgi
+    /// Input: stdin of `verify-signed-data`, configured with the test PKI.
+    case verifySignedData = "verify-signed-data"
+
+    /// Runs one input; returns a one-line summary of what happened (the replay test checks
+    /// the valid seeds with it). Whatever the input, it must not crash, hang or leak; a thrown
+    /// `FuzzFinding` is a broken invariant, a `FuzzSetupError` a missing fixture.
+    public func run(_ input: [UInt8]) throws -> String {
+        switch self {
+        case .jwsVerify: try FuzzJWSVerify.run(input)
+        case .frontDoors: try FuzzFrontDoors.run(input)
+        case .cgi: try FuzzFrontDoors.runCGI(input)
+        case .verifySignedData: try FuzzVerifySignedData.run(input)
+        }
+    }
+
+    /// The body of `LLVMFuzzerTestOneInput`: a finding or a setup error stops the fuzzer with
+    /// a message, and libFuzzer writes the input out as a crash reproducer.
+    public func fuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+        do {
+            _ = try run(input)
+        } catch {
+            fatalError("fuzz-\(rawValue): \(error)")
+        }
+        return 0
+    }
+}
+
+/// The test PKI and the settings every target shares.
+enum FuzzFixtures {
+    /// 2026-06-01T00:00:00Z, the test PKI's fixed validation time (Tests/Fixtures/pki/README.md).
+    static let now = Date(timeIntervalSince1970: 1_780_272_000)
+    static let clock = FixedClock(now)
+    static let bundleId = "com.example.storekeeper"
+    static let appAppleId: Int64 = 1_234_567_890
+    static let adminToken = "fuzz-admin-token"
+
+    /// Tests/Fixtures/pki, found upwards from this file (it is compiled from fuzz/Sources/
+    /// FuzzEntries and, through a link, from Tests/FunctionTests).
+    static let pkiDirectory: Result<String, FuzzSetupError> = {
+        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        while components.count > 1 {
+            components.removeLast()
+            let candidate = components.joined(separator: "/") + "/Tests/Fixtures/pki"
+            if FileManager.default.fileExists(atPath: candidate + "/root.pem") { return .success(candidate) }
+        }
+        return .failure(FuzzSetupError(description: "Tests/Fixtures/pki/root.pem not found above \(#filePath)"))
+    }()
+
+    static let root: Result<Certificate, FuzzSetupError> = pkiDirectory.flatMap { directory in
+        do {
+            guard let certificate = try Certificate.load(path: directory + "/root.pem").first else {
+                return .failure(FuzzSetupError(description: "root.pem holds no certificate"))
+            }
+            return .success(certificate)
+        } catch {
+            return .failure(FuzzSetupError(description: "root.pem: \(error)"))
+        }
+    }
+
+    static func verifierConfiguration() throws -> SignedDataVerifier.Configuration {
+        SignedDataVerifier.Configuration(
+            trustAnchors: TrustAnchors([try root.get()]),
+            bundleId: bundleId,
+            appAppleId: appAppleId,
+            acceptedEnvironments: ["Sandbox", "Production"]
+        )
+    }
+}
+
+// MARK: - jws-verify
+
+enum FuzzJWSVerify {
+    static func run(_ input: [UInt8]) throws -> String {
+        let text = String(decoding: input, as: UTF8.self)
+        let parses = (try? CompactJWS(parsing: text)) != nil
+        _ = try? CompactJWS(parsing: text[...])
+
+        // A verifier per input, so a crash never depends on what earlier inputs cached.
+        let verifier = SignedDataVerifier(configuration: try FuzzFixtures.verifierConfiguration())
+        let first = outcome(verifier, text, as: nil)
+        let second = outcome(verifier, text, as: nil)
+        guard first == second else {
+            throw FuzzFinding("the same JWS verified twice gave \"\(first)\" then \"\(second)\" (verified-chain cache)")
+        }
+        if !parses, first.hasPrefix("accepted") {
+            throw FuzzFinding("a JWS that CompactJWS rejects was accepted: \(first)")
+        }
+        // A forced type reads the claims another way; chosen by the input so a run is repeatable.
+        let forced = SignedDataType.allCases[input.count % SignedDataType.allCases.count]
+        _ = outcome(verifier, text, as: forced)
+        return first
+    }
+
+    private static func outcome(_ verifier: SignedDataVerifier, _ text: String, as type: SignedDataType?) -> String {
+        do {
+            let verified = try verifier.verify(text, as: type, now: FuzzFixtures.now)
+            return "accepted \(verified.type.rawValue) \(verified.environment)"
+        } catch {
+            return "rejected \(error.code)"
+        }
+    }
+}
+
+// MARK: - front-doors and cgi
+
+/// A public POST function: a JSON body, a form body, or both over any door.
+final class FuzzPostHandler: FunctionHandler {
+    static let descriptor = FunctionDescriptor(
+        name: "fuzz-post", route: "/fuzz", method: "POST", visibility: .public,
+        summary: "Echoes a request (fuzzing).",
+        request: #"{"name": string, "count": integer?, "tags": [string]?, "note": string?}"#,
+        response: #"{"name": string, ...}"#
+    )
+
+    struct Request: RequestBody {
+        static let fields: Set<String> = ["name", "count", "tags", "note"]
+        let name: String
+        let count: Int?
+        let tags: [String]?
+        let note: String?
+    }
+
+    struct Response: Encodable {
+        let name: String
+        let count: Int
+        let tags: [String]
+        let note: String
+        let door: String
+        let path: String
+        let query: [String: String]
+        let headerCount: Int
+    }
+
+    init(context: FunctionContext) throws {}
+
+    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        let body = try request.decode(Request.self)
+        return try .json(Response(
+            name: body.name, count: body.count ?? 0, tags: body.tags ?? [], note: body.note ?? "",
+            door: request.frontDoor.rawValue, path: request.path, query: request.query, headerCount: request.headers.count
+        ))
+    }
+}
+
+/// An internal GET function: over HTTP it wants the bearer token, and its request comes
+/// from the query string.
+final class FuzzGetHandler: FunctionHandler {
+    static let descriptor = FunctionDescriptor(
+        name: "fuzz-get", route: "/lookup", method: "GET", visibility: .internal,
+        summary: "Looks something up (fuzzing).",
+        request: #"{"userId": string, "note": string?}"#,
+        response: #"{"userId": string, "note": string}"#
+    )
+
+    struct Request: RequestBody {
+        static let fields: Set<String> = ["userId", "note"]
+        let userId: String
+        let note: String?
+    }
+
+    init(context: FunctionContext) throws {}
+
+    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        let body = try request.decode(Request.self)
+        return try .json(["userId": body.userId, "note": body.note ?? ""])
+    }
+}
+
+/// The CGI target's input: up to six lines, then the body.
+///
+///     REQUEST_METHOD \n PATH_INFO \n QUERY_STRING \n CONTENT_TYPE \n HTTP_AUTHORIZATION \n
+///     CONTENT_LENGTH \n body...
+///
+/// A line the input stops before is an unset variable. An empty CONTENT_LENGTH line means
+/// "the body's length", so mutations of the body keep reaching the body decoders.
+struct FuzzCGIInput {
+    static let variableNames = ["REQUEST_METHOD", "PATH_INFO", "QUERY_STRING", "CONTENT_TYPE", "HTTP_AUTHORIZATION", "CONTENT_LENGTH"]
+
+    var environment: [String: String]
+    var body: [UInt8]
+
+    init(_ input: [UInt8]) {
+        environment = ["GATEWAY_INTERFACE": "CGI/1.1", "SCRIPT_NAME": "", "SERVER_PROTOCOL": "HTTP/1.1",
+                       RuntimeVariable.adminToken: FuzzFixtures.adminToken]
+        var rest = input[...]
+        for name in Self.variableNames {
+            guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+                rest = rest[rest.endIndex...]
+                break
+            }
+            environment[name] = String(decoding: rest[..<newline], as: UTF8.self)
+            rest = rest[(newline + 1)...]
+        }
+        body = Array(rest)
+        if environment["CONTENT_LENGTH"] == "" { environment["CONTENT_LENGTH"] = String(body.count) }
+    }
+}
+
+enum FuzzFrontDoors {
+    static let environment = [RuntimeVariable.adminToken: FuzzFixtures.adminToken]
+
+    static func run(_ input: [UInt8]) throws -> String {
+        let post = FunctionRunner.run(FuzzPostHandler.self, environment: environment, stdin: input, clock: FuzzFixtures.clock)
+        try FuzzChecks.streamAnswer(post, exitCodes: [0, 65])
+        let get = FunctionRunner.run(FuzzGetHandler.self, environment: environment, stdin: input, clock: FuzzFixtures.clock)
+        try FuzzChecks.streamAnswer(get, exitCodes: [0, 65])
+        return "post exit \(post.exitCode), get exit \(get.exitCode)"
+    }
+
+    static func runCGI(_ input: [UInt8]) throws -> String {
+        let request = FuzzCGIInput(input)
+        let post = FunctionRunner.run(FuzzPostHandler.self, environment: request.environment, stdin: request.body, clock: FuzzFixtures.clock)
+        try FuzzChecks.cgiAnswer(post, exitCodes: [0, 65])
+        let get = FunctionRunner.run(FuzzGetHandler.self, environment: request.environment, stdin: request.body, clock: FuzzFixtures.clock)
+        try FuzzChecks.cgiAnswer(get, exitCodes: [0, 65])
+        return "post exit \(post.exitCode), get exit \(get.exitCode)"
+    }
+}
+
+// MARK: - verify-signed-data
+
+enum FuzzVerifySignedData {
+    static func environment() throws -> [String: String] {
+        [
+            "APPSTORE_ROOT_CERTS": try FuzzFixtures.pkiDirectory.get() + "/root.pem",
+            "APPSTORE_BUNDLE_ID": FuzzFixtures.bundleId,
+            "APPSTORE_APP_APPLE_ID": String(FuzzFixtures.appAppleId),
+            "APPSTORE_ENVIRONMENT": "Sandbox,Production",
+            // Offline: validated at the payload's signedDate, as the seeds expect; an OCSP
+            // request per input would make runs slow and depend on what listens on loopback.
+            "APPSTORE_ONLINE_CHECKS": "off",
+            // A fresh store per input (the handler is built per run), so proven chains never
+            // carry over from one input to the next and nothing is written to disk.
+            "STORE_URL": "sqlite::memory:",
+            RuntimeVariable.adminToken: FuzzFixtures.adminToken,
+        ]
+    }
+
+    static func run(_ input: [UInt8]) throws -> String {
+        let result = FunctionRunner.run(VerifySignedDataFunction.self, environment: try environment(), stdin: input, clock: FuzzFixtures.clock)
+        // 75 is RETRYABLE_VERIFICATION_FAILURE; 78 (a configuration error) would be the harness's fault.
+        if result.exitCode == 78 {
+            throw FuzzSetupError(description: "verify-signed-data did not start: \(String(decoding: result.stdout, as: UTF8.self))")
+        }
+        try FuzzChecks.streamAnswer(result, exitCodes: [0, 65, 75])
+        return "exit \(result.exitCode)"
+    }
+}
+
+// MARK: - Invariants
+
+/// What every answer must look like whatever came in: an exit code the contract allows,
+/// JSON answers (one a line outside CGI), and logs that stay one JSON object a line.
+enum FuzzChecks {
+    static func streamAnswer(_ result: FunctionRunResult, exitCodes: Set<Int32>) throws {
+        try exitCode(result, exitCodes)
+        guard result.stdout.last == UInt8(ascii: "\n") else {
+            throw FuzzFinding("stdout does not end with a newline: \(preview(result.stdout))")
+        }
+        for line in result.stdout.split(separator: UInt8(ascii: "\n")) {
+            try jsonObject(line, "an answer line")
+        }
+        try logs(result)
+    }
+
+    static func cgiAnswer(_ result: FunctionRunResult, exitCodes: Set<Int32>) throws {
+        try exitCode(result, exitCodes)
+        let separator = Array("\r\n\r\n".utf8)
+        guard result.stdout.starts(with: Array("Status: ".utf8)),
+              let end = result.stdout.indices.first(where: { result.stdout[$0...].starts(with: separator) })
+        else { throw FuzzFinding("not a CGI response: \(preview(result.stdout))") }
+        try jsonObject(result.stdout[(end + separator.count)...], "the CGI body")
+        try logs(result)
+    }
+
+    private static func exitCode(_ result: FunctionRunResult, _ allowed: Set<Int32>) throws {
+        guard allowed.contains(result.exitCode) else {
+            throw FuzzFinding("exit \(result.exitCode) (allowed: \(allowed.sorted())); stdout \(preview(result.stdout)); stderr \(preview(result.stderr))")
+        }
+    }
+
+    private static func logs(_ result: FunctionRunResult) throws {
+        for line in result.stderr.split(separator: UInt8(ascii: "\n")) {
+            try jsonObject(line, "a log line")
+        }
+    }
+
+    private static func jsonObject(_ bytes: ArraySlice<UInt8>, _ what: String) throws {
+        guard (try? JSONDecoder().decode(AnyJSONObject.self, from: Data(bytes))) != nil else {
+            throw FuzzFinding("\(what) is not a JSON object: \(preview(Array(bytes)))")
+        }
+    }
+
+    /// Decodes only when the whole document is valid JSON (the decoder scans all of it
+    /// first) and its top level is an object; reads nothing else, so the check stays cheap.
+    private struct AnyJSONObject: Decodable {
+        private struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            _ = try decoder.container(keyedBy: Key.self)
+        }
+    }
+
+    private static func preview(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes.prefix(300), as: UTF8.self)
+        return bytes.count > 300 ? "\(text)… (\(bytes.count) bytes)" : text
+    }
+}

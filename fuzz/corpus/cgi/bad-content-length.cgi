@@ -1,0 +1,7 @@
+POST
+/fuzz
+
+application/json
+
+12a
+{}

@@ -1,0 +1,7 @@
+POST
+/fuzz
+
+application/json
+
+99999999999
+{}
