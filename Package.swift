@@ -92,9 +92,15 @@ let package = Package(
             name: "HTTPTransportTests",
             dependencies: ["HTTPTransport", "StorekeeperCore"]
         ),
+        // Helpers several test targets share: real servers (redis-server) and child processes
+        // started with posix_spawn. Test code only; no product depends on it.
+        .target(
+            name: "TestSupport",
+            path: "Tests/Support/TestSupport"
+        ),
         .testTarget(
             name: "KeyValueStoreTests",
-            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore"]
+            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore", "TestSupport"]
         ),
         // Runs one store scenario in its own process, so the conformance suite can race
         // several processes against one store. A test tool, not a deployable function.
@@ -110,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "FunctionTests",
             dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto",
-                           "SQLiteStore", "RedisStore", "HTTPTransport"]
+                           "SQLiteStore", "RedisStore", "HTTPTransport", "TestSupport"]
         ),
     ] + functionNames.map { name in
         .executableTarget(

@@ -126,30 +126,12 @@ struct RedisURL: Sendable, Equatable {
 
     /// RFC 3986 percent-decoding, so a password may carry ':', '@' or '/' safely encoded.
     private static func percentDecoded(_ text: Substring, _ what: String) throws(StoreError) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                throw invalid("the \(what) has a malformed %-escape")
-            }
-            bytes.append(high << 4 | low)
+        guard let decoded = PercentDecoding.decode(text.utf8, plusIsSpace: false) else {
+            throw invalid("the \(what) has a malformed %-escape or is not valid UTF-8 once decoded")
         }
-        guard let decoded = String(validating: bytes, as: UTF8.self), !decoded.contains("\u{0}") else {
-            throw invalid("the \(what) is not valid UTF-8 once decoded")
+        guard !decoded.contains("\u{0}") else {
+            throw invalid("the \(what) contains a NUL byte")
         }
         return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

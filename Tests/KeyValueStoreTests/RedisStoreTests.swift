@@ -1,6 +1,7 @@
 import Foundation
 @testable import RedisStore
 import StorekeeperCore
+import TestSupport
 import Testing
 
 /// What is specific to the Redis adapter, against a real redis-server (one per test):

@@ -1,6 +1,7 @@
 import Foundation
 import RedisStore
 import StorekeeperCore
+import TestSupport
 
 extension StoreBackend {
     /// A new database (SELECT n) on a redis-server shared by the test process, started on

@@ -46,7 +46,9 @@ public struct JSONObjectBuilder {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    static func appendString(_ string: String, to bytes: inout [UInt8]) {
+    /// Appends `string` as a JSON string literal: quotes, backslashes and control characters
+    /// (and DEL, which terminals misread) escaped; everything else as UTF-8.
+    public static func appendString(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
@@ -55,7 +57,7 @@ public struct JSONObjectBuilder {
             case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
             case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
+            case 0..<0x20, 0x7F:
                 bytes.append(contentsOf: Array("\\u00".utf8))
                 bytes.append(hexDigits[Int(byte >> 4)])
                 bytes.append(hexDigits[Int(byte & 0xF)])

@@ -34,11 +34,14 @@ public final class ProcessNotificationsFunction: FunctionHandler {
                 meaning: "where state lives: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://..."),
             EnvironmentVariableHelp(name: "PROCESS_BUDGET_SECONDS", required: false,
                 meaning: "default time budget of a run (50)"),
+            EnvironmentVariableHelp(name: "PROCESS_LEASE_SECONDS", required: false,
+                meaning: "how long a claimed notification is hidden from other workers; a worker killed mid-way gives it back after this long (30; at most 3600)"),
         ]
     )
 
     private let context: FunctionContext
     private let defaultBudget: Double
+    private let lease: Duration
 
     public init(context: FunctionContext) throws {
         self.context = context
@@ -50,6 +53,16 @@ public final class ProcessNotificationsFunction: FunctionHandler {
         } else {
             defaultBudget = 50
         }
+        if let text = context.environment.optional("PROCESS_LEASE_SECONDS") {
+            // At least a millisecond (the stores' unit), at most an hour: a longer lease only
+            // delays the retry of work a dead worker held.
+            guard let value = Double(text), value >= 0.001, value <= 3600 else {
+                throw FunctionError.configuration("PROCESS_LEASE_SECONDS must be a number of seconds between 0.001 and 3600")
+            }
+            lease = .milliseconds(Int64((value * 1000).rounded()))
+        } else {
+            lease = NotificationProcessor.defaultLease
+        }
     }
 
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
@@ -58,7 +71,7 @@ public final class ProcessNotificationsFunction: FunctionHandler {
         guard seconds > 0, seconds <= 3600 else {
             throw FunctionError.badInput(code: "invalid_request", message: "budgetSeconds must be between 0 and 3600")
         }
-        let processor = NotificationProcessor(store: try context.adapters.store())
+        let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease)
         let log = context.log
         let report = try processor.run(budget: .milliseconds(Int64(seconds * 1000))) { id, error in
             log.warning("notification failed", ["notificationUUID": id, "error": String(describing: error)])

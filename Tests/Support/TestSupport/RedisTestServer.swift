@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Testing
 
 /// A real `redis-server` for one test (or suite): its own free port on loopback, its own
 /// temporary directory, no snapshots and no AOF unless asked. Stopped and cleaned up when
@@ -8,19 +7,19 @@ import Testing
 ///
 /// `stop`, `kill` and `restart` keep the port and directory, so a test can take the server
 /// away mid-run and bring it back (with `--appendonly yes` among `arguments`, its data too).
-final class RedisTestServer: @unchecked Sendable {
+public final class RedisTestServer: @unchecked Sendable {
     /// Why the suites are skipped, or nil when redis-server can run here. With `CI` set the
     /// suites are never skipped: `start()` then fails with this reason instead.
-    static let unavailableReason: String? = {
+    public static let unavailableReason: String? = {
         executable == nil ? "redis-server is not installed (apt-get install redis-server, or set REDIS_SERVER to its path)" : nil
     }()
 
     /// Enable a suite when redis-server exists, or when CI is set (so a missing server fails).
-    static var shouldRun: Bool {
+    public static var shouldRun: Bool {
         unavailableReason == nil || ProcessInfo.processInfo.environment["CI"] != nil
     }
 
-    static let executable: String? = {
+    public static let executable: String? = {
         // When set, exactly this one (and none when it is not there).
         if let path = ProcessInfo.processInfo.environment["REDIS_SERVER"] {
             return FileManager.default.isExecutableFile(atPath: path) ? path : nil
@@ -33,19 +32,19 @@ final class RedisTestServer: @unchecked Sendable {
         return nil
     }()
 
-    let port: Int
-    let directory: URL
+    public let port: Int
+    public let directory: URL
     /// Passed after the defaults, so they can override them (`--appendonly yes`).
-    let arguments: [String]
+    public let arguments: [String]
     /// The password given with `--requirepass`, when any.
-    let password: String?
+    public let password: String?
 
     private let lock = NSLock()
-    /// The running server's process id, nil while stopped.
-    private var processIdentifier: pid_t?
+    /// The running server, nil while stopped.
+    private var process: SpawnedProcess?
 
     /// `redis://127.0.0.1:<port>/<database>`, with the password when the server has one.
-    func url(database: Int = 0, includePassword: Bool = true) -> String {
+    public func url(database: Int = 0, includePassword: Bool = true) -> String {
         let credentials = includePassword ? password.map { ":\($0)@" } ?? "" : ""
         return "redis://\(credentials)127.0.0.1:\(port)/\(database)"
     }
@@ -54,7 +53,7 @@ final class RedisTestServer: @unchecked Sendable {
     /// one server start for every conformance test instead of one each. A shared server
     /// holds `sharedDatabases` databases; when they run out another one is started. Shared
     /// servers live until the process exits.
-    static func freshDatabase() throws -> String {
+    public static func freshDatabase() throws -> String {
         try shared.withLock { pool in
             if pool.next >= sharedDatabases || pool.servers.isEmpty {
                 pool.servers.append(try start(arguments: ["--databases", String(sharedDatabases)]))
@@ -66,7 +65,7 @@ final class RedisTestServer: @unchecked Sendable {
         }
     }
 
-    static let sharedDatabases = 10_000
+    public static let sharedDatabases = 10_000
     private static let shared = SharedPool()
 
     final class SharedPool: @unchecked Sendable {
@@ -74,13 +73,23 @@ final class RedisTestServer: @unchecked Sendable {
         var servers: [RedisTestServer] = []
         var next = 0
 
+        init() {
+            // Shared servers are never released: their processes are killed at exit (see
+            // SpawnedProcess), and their folders are removed here.
+            atexit {
+                for server in RedisTestServer.shared.servers {
+                    try? FileManager.default.removeItem(at: server.directory)
+                }
+            }
+        }
+
         func withLock<Result>(_ body: (SharedPool) throws -> Result) throws -> Result {
             try lock.withLock { try body(self) }
         }
     }
 
     /// Starts a server and waits until it answers PING.
-    static func start(password: String? = nil, arguments: [String] = []) throws -> RedisTestServer {
+    public static func start(password: String? = nil, arguments: [String] = []) throws -> RedisTestServer {
         guard executable != nil else {
             throw Failure(unavailableReason ?? "redis-server is not installed")
         }
@@ -113,137 +122,73 @@ final class RedisTestServer: @unchecked Sendable {
     }
 
     /// Graceful shutdown (SIGTERM), waiting for the process to exit.
-    func stop() {
+    public func stop() {
         terminate(signal: SIGTERM)
     }
 
     /// A crash: SIGKILL, no chance to save anything.
-    func kill() {
+    public func kill() {
         terminate(signal: SIGKILL)
     }
 
     /// Stops (or, with `crash`, kills) the server and starts it again on the same port and
     /// directory.
-    func restart(crash: Bool = false) throws {
+    public func restart(crash: Bool = false) throws {
         if crash { kill() } else { stop() }
         try launch()
     }
 
     /// Freezes the server (SIGSTOP): connections are still accepted by the kernel but nothing
     /// answers, which is what a hung server looks like to a client.
-    func pause() {
-        lock.withLock { if let processIdentifier { _ = Glibc.kill(processIdentifier, SIGSTOP) } }
+    public func pause() {
+        lock.withLock { process }?.send(SIGSTOP)
     }
 
-    func resume() {
-        lock.withLock { if let processIdentifier { _ = Glibc.kill(processIdentifier, SIGCONT) } }
+    public func resume() {
+        lock.withLock { process }?.send(SIGCONT)
     }
 
     /// The server's log, for a failure message.
-    var log: String {
+    public var log: String {
         (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
     }
 
     // MARK: - Private
 
-    /// posix_spawn rather than Foundation's Process: Process hands the child the spawning
-    /// thread's signal mask, and on a dispatch worker thread that mask blocks SIGTERM, so the
-    /// server would never stop. Here the child starts with nothing blocked.
+    /// A SpawnedProcess (posix_spawn), not Foundation's Process: see SpawnedProcess for why.
     private func launch() throws {
         guard let executable = Self.executable else { throw Failure("redis-server is not installed") }
-        var all = [executable, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+        var all = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                    "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path,
                    "--daemonize", "no"]
         if let password { all += ["--requirepass", password] }
         all += arguments
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var nothing = sigset_t()
-        sigemptyset(&nothing)
-        posix_spawnattr_setsigmask(&attributes, &nothing)
-        var reset = sigset_t()
-        sigemptyset(&reset)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&reset, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &reset)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        var files = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&files)
-        defer { posix_spawn_file_actions_destroy(&files) }
-        posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&files, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing else: a server holding another child's pipe or Foundation's exit-watch
-        // socket would keep that child's reader (or waitUntilExit) waiting for ever.
-        Self.closeEverythingFrom3(&files)
-
-        let argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &files, &attributes, argv, environ)
-        guard status == 0 else { throw Failure("posix_spawn \(executable) failed: errno \(status)") }
-        lock.withLock { processIdentifier = child }
-        Self.live.insert(child)
+        let child = try SpawnedProcess.spawn(executable, all)
+        lock.withLock { process = child }
         try waitForPing(child)
     }
 
     private func terminate(signal: Int32) {
-        let running: pid_t? = lock.withLock {
-            let current = processIdentifier
-            processIdentifier = nil
+        let running: SpawnedProcess? = lock.withLock {
+            let current = process
+            process = nil
             return current
         }
         guard let running else { return }
-        _ = Glibc.kill(running, SIGCONT)
-        _ = Glibc.kill(running, signal)
-        if !Self.reap(running, within: 10) {
-            _ = Glibc.kill(running, SIGKILL)
-            _ = Self.reap(running, within: 5)
+        running.send(SIGCONT)
+        running.send(signal)
+        if running.wait(seconds: 10) == nil {
+            running.killAndWait()
         }
-        Self.live.remove(running)
-    }
-
-    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34+) closes every other descriptor
-    /// in the child, atomically; Swift's Glibc module does not export it, so it is looked
-    /// up. Without it, the descriptors open now are closed one by one.
-    private static func closeEverythingFrom3(_ files: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
-            let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
-            if closeFrom(&files, 3) == 0 { return }
-        }
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&files, descriptor)
-        }
-    }
-
-    /// True once the child has exited (and is reaped).
-    private static func reap(_ child: pid_t, within seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        repeat {
-            if hasExited(child) { return true }
-            usleep(5_000)
-        } while Date() < deadline
-        return false
-    }
-
-    private static func hasExited(_ child: pid_t) -> Bool {
-        var status: Int32 = 0
-        let result = waitpid(child, &status, WNOHANG)
-        return result == child || (result == -1 && errno == ECHILD)
     }
 
     /// Polls with a raw PING until the server answers (NOAUTH counts: it is up), for at most 10 s.
-    private func waitForPing(_ child: pid_t) throws {
+    private func waitForPing(_ child: SpawnedProcess) throws {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if Self.hasExited(child) {
-                lock.withLock { processIdentifier = nil }
-                Self.live.remove(child)
-                throw Failure("redis-server exited at start on port \(port):\n\(log)")
+            if let ended = child.poll() {
+                lock.withLock { process = nil }
+                throw Failure("redis-server ended (\(ended)) at start on port \(port):\n\(log)")
             }
             if let answer = Self.rawCommand("PING\r\n", port: port),
                answer.hasPrefix("+PONG") || answer.hasPrefix("-NOAUTH") {
@@ -254,28 +199,8 @@ final class RedisTestServer: @unchecked Sendable {
         throw Failure("redis-server did not answer PING on port \(port) within 10 s:\n\(log)")
     }
 
-    /// Every server this process started and has not stopped. A server outlives its object
-    /// when it is shared for the whole run, or when a test crashed: at exit all are killed,
-    /// so none is ever left behind.
-    private static let live = LiveServers()
-
-    final class LiveServers: @unchecked Sendable {
-        private let lock = NSLock()
-        private var children: Set<pid_t> = []
-
-        init() {
-            atexit {
-                for child in RedisTestServer.live.snapshot() { _ = Glibc.kill(child, SIGKILL) }
-            }
-        }
-
-        func insert(_ child: pid_t) { lock.withLock { _ = children.insert(child) } }
-        func remove(_ child: pid_t) { lock.withLock { _ = children.remove(child) } }
-        func snapshot() -> Set<pid_t> { lock.withLock { children } }
-    }
-
     /// Sends raw RESP text and returns the first answer; nil when nothing answers.
-    static func rawCommand(_ text: String, port: Int) -> String? {
+    public static func rawCommand(_ text: String, port: Int) -> String? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -297,7 +222,7 @@ final class RedisTestServer: @unchecked Sendable {
     }
 
     /// A port nobody listens on right now: bind port 0, read what the kernel chose, close.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw Failure("socket() failed: errno \(errno)") }
         defer { close(descriptor) }
@@ -325,8 +250,8 @@ final class RedisTestServer: @unchecked Sendable {
         return address
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
     }
 }

@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTransport
+import StorekeeperCore
+import TestSupport
+
+/// lighttpd serving the built function binaries as CGI on a free loopback port, configured by
+/// the deployment's own `infra/gateway/render-config.sh` (routes from function.json, the
+/// environment passed through). What `infra/gateway/gateway.sh start` does, but the server is
+/// a SpawnedProcess of the test: killed with SIGKILL and reaped when the test ends.
+final class Gateway: @unchecked Sendable {
+    /// LIGHTTPD when set (and then exactly that one), else the usual places.
+    static let executable: String? = {
+        if let path = ProcessInfo.processInfo.environment["LIGHTTPD"] {
+            return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+        }
+        for directory in ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"] {
+            let candidate = "\(directory)/lighttpd"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }()
+
+    let port: Int
+    let state: URL
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// lighttpd's stderr, which its CGI children inherit: the functions' JSON log lines.
+    var logFile: URL { state.appendingPathComponent("functions.log") }
+    private let process: SpawnedProcess
+
+    private init(port: Int, state: URL, process: SpawnedProcess) {
+        self.port = port
+        self.state = state
+        self.process = process
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: state)
+    }
+
+    /// Renders the configuration from `environment` and starts lighttpd; returns once it accepts connections.
+    static func start(environment: [String: String]) throws -> Gateway {
+        try E2E.requireTools()
+        guard let executable else { throw SpawnedProcess.Failure("lighttpd is not installed") }
+        var lastError: any Error = SpawnedProcess.Failure("no attempt made")
+        // A free port can be taken between probing and binding: try again on another.
+        for _ in 0..<5 {
+            let port = try RedisTestServer.freePort()
+            let state = try E2E.scratchFolder("gateway")
+            do {
+                let config = try render(port: port, state: state, environment: environment)
+                let process = try SpawnedProcess.spawn(
+                    executable, ["-D", "-f", config.path], environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin"],
+                    directory: FunctionBinary.repositoryRoot.path,
+                    stdout: state.appendingPathComponent("functions.log").path,
+                    stderr: state.appendingPathComponent("functions.log").path)
+                let gateway = Gateway(port: port, state: state, process: process)
+                try gateway.waitUntilListening()
+                return gateway
+            } catch {
+                lastError = error
+                try? FileManager.default.removeItem(at: state)
+            }
+        }
+        throw lastError
+    }
+
+    func stop() {
+        process.killAndWait()
+    }
+
+    /// The functions' log lines (JSON objects), in order.
+    func logLines() -> [[String: Any]] {
+        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    /// The request lines one function logged (`"event": "request"`, with `status` and `exit`).
+    func requestLines(of function: String) -> [[String: Any]] {
+        logLines().filter { $0["fn"] as? String == function && $0["event"] as? String == "request" }
+    }
+
+    private static func render(port: Int, state: URL, environment: [String: String]) throws -> URL {
+        let script = FunctionBinary.repositoryRoot.appendingPathComponent("infra/gateway/render-config.sh").path
+        let config = state.appendingPathComponent("lighttpd.conf")
+        let errors = state.appendingPathComponent("render.err")
+        let renderer = try SpawnedProcess.spawn(
+            "/bin/bash", [script, FunctionBinary.binDirectory.path, String(port), state.path],
+            environment: environment, directory: FunctionBinary.repositoryRoot.path,
+            stdout: config.path, stderr: errors.path)
+        let (termination, timedOut) = renderer.waitOrKill(limit: 30)
+        guard !timedOut, termination == .exited(0) else {
+            let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw SpawnedProcess.Failure("render-config.sh ended with \(termination)\(timedOut ? " (timed out)" : ""): \(message)")
+        }
+        return config
+    }
+
+    private func waitUntilListening() throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let ended = process.poll() {
+                let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+                throw SpawnedProcess.Failure("lighttpd ended (\(ended)) at start on port \(port): \(log)")
+            }
+            if Self.accepts(port: port) { return }
+            usleep(10_000)
+        }
+        process.killAndWait()
+        throw SpawnedProcess.Failure("lighttpd did not listen on port \(port) within 10 s")
+    }
+
+    private static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    // MARK: HTTP
+
+    /// One answer, its body parsed when it is a JSON object.
+    struct Answer: CustomStringConvertible {
+        var status: Int
+        var body: [UInt8]
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        /// `status` of a receive-notification answer ("accepted", "duplicate", "ignored").
+        var receipt: String? { json["status"] as? String }
+        var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+        var description: String { "\(status) \(text)" }
+    }
+
+    /// Apple's delivery: POST /appstore/notifications {"signedPayload": ...}. A client per call,
+    /// so callers on many threads really run side by side (one client serialises its calls).
+    func deliver(_ signedPayload: String) throws -> Answer {
+        let body = try JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
+        return try send(HTTPRequest(method: "POST", url: baseURL + "/appstore/notifications",
+                                    headers: [("Content-Type", "application/json")], body: Array(body)))
+    }
+
+    /// GET /entitlements?appAccountToken=..., with `bearer` as the Authorization token when given.
+    func entitlements(appAccountToken: String, bearer: String?) throws -> Answer {
+        var headers: [(String, String)] = []
+        if let bearer { headers.append(("Authorization", "Bearer \(bearer)")) }
+        return try send(HTTPRequest(method: "GET", url: baseURL + "/entitlements?appAccountToken=\(appAccountToken)",
+                                    headers: headers))
+    }
+
+    func send(_ request: HTTPRequest) throws -> Answer {
+        var request = request
+        request.timeout = .seconds(60)
+        let response = try CurlHTTPClient().send(request)
+        return Answer(status: response.status, body: response.body)
+    }
+}
