@@ -20,4 +20,10 @@ static inline int shim_sqlite3_bind_text_transient(sqlite3_stmt *statement, int 
     return sqlite3_bind_text64(statement, index, (const char *)utf8, length, SQLITE_TRANSIENT, SQLITE_UTF8);
 }
 
+/// sqlite3_db_config is variadic: this is its one use here, an on/off option.
+static inline int shim_sqlite3_db_config_flag(sqlite3 *db, int option, int on) {
+    int result = 0;
+    return sqlite3_db_config(db, option, on, &result);
+}
+
 #endif

@@ -25,6 +25,11 @@ final class SQLiteConnection {
         do throws(StoreError) {
             try Self.check(code, opened, "open \(path)")
             try Self.check(sqlite3_busy_timeout(opened, Self.clampedMilliseconds(busyTimeout)), opened, "sqlite3_busy_timeout")
+            // A process per request closes its connection after every request; by default the
+            // last connection to close checkpoints the WAL (three fsyncs), which would put a
+            // disk flush on every webhook answer. Checkpoints still happen automatically as
+            // the WAL grows (wal_autocheckpoint), inside some later write.
+            try Self.check(shim_sqlite3_db_config_flag(opened, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1), opened, "no checkpoint on close")
         } catch {
             // The only owner so far: close here, since `deinit` will not run for a failed init.
             sqlite3_close_v2(opened)

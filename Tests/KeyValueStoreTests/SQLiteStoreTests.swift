@@ -24,11 +24,32 @@ import Testing
             let store = try SQLiteStore(path: path)
             try store.set("k", [1], expiresIn: nil)
         }
-        // Read once the last connection has closed, which checkpoints the WAL into the file.
+        // The file header says SQLite and WAL from the start; the schema version may still sit
+        // in the WAL (connections do not checkpoint on close: see SQLiteConnection), so it is
+        // asked through SQLite itself.
         let header = try Self.header(path)
         #expect(header.magic == "SQLite format 3")
         #expect(header.wal)
-        #expect(header.userVersion == 1)
+        let reopened = try SQLiteStore(path: path)
+        #expect(try reopened.get("k")?.bytes == [1])
+        #expect(try Self.userVersion(path) == 1)
+    }
+
+    /// `PRAGMA user_version` as a fresh connection reads it (WAL included), via the sqlite3 shell.
+    static func userVersion(_ path: String) throws -> Int? {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("uv-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, "PRAGMA user_version;"]
+        process.standardOutput = handle
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try? handle.close()
+        process.waitUntilExit()
+        return Int(String(decoding: try Data(contentsOf: output), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     @Test func reopeningKeepsEverything() throws {
