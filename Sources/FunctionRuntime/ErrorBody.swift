@@ -12,7 +12,7 @@ struct ErrorBody: Encodable {
     }
 
     func encoded() -> [UInt8] {
-        // Two strings cannot fail to encode; the fallback only keeps this path free of `try!`.
+        // Two strings cannot fail to encode; the fallback only keeps this path free of a forced try.
         (try? RuntimeJSON.encode(self)) ?? Array(#"{"error":{"code":"internal_error","message":"internal error"}}"#.utf8)
     }
 }

@@ -30,8 +30,8 @@ public final class ECPrivateKey: @unchecked Sendable {
         return try ECPrivateKey(key: key)
     }
 
-    /// From PEM: PKCS#8 "BEGIN PRIVATE KEY" (the App Store Connect .p8 format) or SEC1
-    /// "BEGIN EC PRIVATE KEY". Unencrypted only.
+    /// From PEM: a PKCS#8 "PRIVATE KEY" block (the App Store Connect .p8 format) or a SEC1
+    /// "EC PRIVATE KEY" block. Unencrypted only.
     public convenience init(pem: String) throws(CryptoError) {
         try OpenSSL.initialise()
         let block = try PEMBlock.first(

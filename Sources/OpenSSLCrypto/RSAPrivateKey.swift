@@ -29,7 +29,7 @@ public final class RSAPrivateKey: @unchecked Sendable {
         return try RSAPrivateKey(key: key)
     }
 
-    /// From PEM: PKCS#8 "BEGIN PRIVATE KEY" or PKCS#1 "BEGIN RSA PRIVATE KEY". Unencrypted only.
+    /// From PEM: a PKCS#8 "PRIVATE KEY" or PKCS#1 "RSA PRIVATE KEY" block. Unencrypted only.
     public convenience init(pem: String) throws(CryptoError) {
         try OpenSSL.initialise()
         let block = try PEMBlock.first(

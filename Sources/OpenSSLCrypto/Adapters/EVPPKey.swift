@@ -48,7 +48,7 @@ final class EVPPKey: @unchecked Sendable {
         return BigNumber(owning: try OpenSSL.check(number, "EVP_PKEY_get_bn_param(\(name))"))
     }
 
-    /// The key as an unencrypted PKCS#8 PEM ("BEGIN PRIVATE KEY").
+    /// The key as an unencrypted PKCS#8 PEM (a "PRIVATE KEY" block).
     func pkcs8PEM() throws(CryptoError) -> String {
         let bio = try MemoryBIO()
         try OpenSSL.check(
