@@ -55,7 +55,9 @@ public final class NotificationInbox {
         }
         let receivedAt = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         let record = StoredNotification.encoded(verified, claims: claims, receivedAt: receivedAt, via: via)
-        let job = QueuedJob(id: claims.notificationUUID, payload: Array(claims.notificationUUID.utf8),
+        // The job carries the record itself, so the worker gets it with the claim instead of
+        // one more round trip to the store; the keyed copy is what deduplication and audit use.
+        let job = QueuedJob(id: claims.notificationUUID, payload: record,
                             priority: Self.priority(of: claims.notificationType), maxAttempts: 8)
         let stored: Bool
         do {

@@ -64,14 +64,23 @@ public final class NotificationProcessor {
     }
 
     private func process(_ claimed: ClaimedJob) throws -> EntitlementUpdate {
-        guard let stored = try store.get(StoreKeys.notification(claimed.job.id)) else {
-            throw EntitlementError("notification \(claimed.job.id) is queued but not stored")
+        // The job normally carries the stored record; a job that carries only the id (queued
+        // by an older version) is looked up.
+        var bytes = claimed.job.payload
+        if bytes.first != UInt8(ascii: "{") {
+            guard let stored = try store.get(StoreKeys.notification(claimed.job.id)) else {
+                throw EntitlementError("notification \(claimed.job.id) is queued but not stored")
+            }
+            bytes = stored.bytes
         }
         let notification: StoredNotification
         do {
-            notification = try JSONDecoder().decode(StoredNotification.self, from: Data(stored.bytes))
+            notification = try JSONDecoder().decode(StoredNotification.self, from: Data(bytes))
         } catch {
             throw EntitlementError("stored notification \(claimed.job.id) does not decode: \(error)")
+        }
+        guard notification.notificationUUID == claimed.job.id else {
+            throw EntitlementError("job \(claimed.job.id) carries notification \(notification.notificationUUID)")
         }
         return try repository.apply(notification.event)
     }
