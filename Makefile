@@ -45,7 +45,7 @@ test: deps
 
 demo: deps
 	@echo "building the functions (release)..."
-	@$(SWIFT) build $(RELEASE_FLAGS) 2>&1 | grep -E "error|warning: unre|Compiling|Build complete" | grep -v Compiling || true
+	@mkdir -p var && $(SWIFT) build $(RELEASE_FLAGS) > var/demo-build.log 2>&1 || { tail -40 var/demo-build.log; exit 1; }
 	@BIN=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) infra/demo/verify-demo.sh
 	@echo
 	@BIN=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) infra/demo/lifecycle-demo.sh

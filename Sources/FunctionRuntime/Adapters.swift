@@ -26,11 +26,6 @@ public final class Adapters {
         self.openedHTTP = http
     }
 
-    /// Where the store is, for logs (credentials removed).
-    public var storeLocation: StoreLocation? {
-        try? StoreLocation(parsing: environment.optional(StoreLocation.variable) ?? StoreLocation.defaultValue)
-    }
-
     /// The store. A malformed `STORE_URL` is a configuration error (exit 78); a store that
     /// cannot be reached is a retryable StoreError (exit 75, HTTP 503).
     public func store() throws -> any KeyValueStore {

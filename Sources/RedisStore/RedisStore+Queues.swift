@@ -96,8 +96,7 @@ extension RedisStore {
 
     /// 128 bits from the system's CSPRNG: nobody can guess another worker's lease.
     private static func newLeaseToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return hex(generator.next()) + hex(generator.next())
+        RandomToken.hex128()
     }
 
     private static func isLeaseToken(_ token: String) -> Bool {

@@ -90,6 +90,6 @@ final class SQLiteConnection {
     static func isBusy(_ code: Int32) -> Bool { code & 0xFF == SQLITE_BUSY }
 
     static func clampedMilliseconds(_ duration: Duration) -> Int32 {
-        Int32(clamping: max(0, duration.storeMilliseconds))
+        Int32(clamping: max(0, duration.wholeMilliseconds))
     }
 }

@@ -20,7 +20,7 @@ extension SQLiteStore {
     }
 
     public func claim(from queue: String, lease: Duration) throws(StoreError) -> ClaimedJob? {
-        let token = LeaseToken.make()
+        let token = RandomToken.hex128()
         return try immediateTransaction { (now) throws(StoreError) -> ClaimedJob? in
             // Each pass either hands out a job or dead-letters one, so the loop ends.
             while let candidate = try nextClaimable(in: queue, now: now) {
@@ -35,7 +35,7 @@ extension SQLiteStore {
                 try run(.lease) { (statement) throws(StoreError) in
                     try statement.bind(candidate.rowid, at: 1)
                     try statement.bind(token, at: 2)
-                    try statement.bind(now.saturatingAdding(lease.storeMilliseconds), at: 3)
+                    try statement.bind(now.saturatingAdding(lease.wholeMilliseconds), at: 3)
                     try statement.step()
                 }
                 return ClaimedJob(queue: queue, job: candidate.job, attempt: Int(candidate.attempts) + 1, leaseToken: token)
@@ -65,7 +65,7 @@ extension SQLiteStore {
                 try statement.bind(job.job.id, at: 2)
                 try statement.bind(job.leaseToken, at: 3)
                 try statement.bind(now, at: 4)
-                try statement.bind(now.saturatingAdding(retryIn.storeMilliseconds), at: 5)
+                try statement.bind(now.saturatingAdding(retryIn.wholeMilliseconds), at: 5)
                 try statement.step()
                 return connection.changes == 1
             }

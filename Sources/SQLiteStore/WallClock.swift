@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StorekeeperCore
 
 /// The SQLite store's time: this process's wall clock in milliseconds since 1970. Expiries,
 /// leases and visibility are stored as such instants, so every process on the machine agrees.
@@ -15,6 +16,6 @@ enum WallClock {
     /// `now + duration`, saturating; nil duration means never.
     static func milliseconds(after duration: Duration?, from now: Int64) -> Int64? {
         guard let duration else { return nil }
-        return now.saturatingAdding(duration.storeMilliseconds)
+        return now.saturatingAdding(duration.wholeMilliseconds)
     }
 }

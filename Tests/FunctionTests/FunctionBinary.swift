@@ -45,8 +45,8 @@ struct FunctionBinary {
         let outputURL = scratch.appendingPathComponent("stdout")
         let errorURL = scratch.appendingPathComponent("stderr")
         try stdin.write(to: inputURL)
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
 
         let process = Process()
         process.executableURL = url

@@ -26,7 +26,7 @@ public struct Entitlement: Codable, Sendable, Equatable {
 
     public init(_ record: EntitlementRecord, now: Date) {
         let latest = record.latestTransaction
-        let nowMilliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let nowMilliseconds = now.millisecondsSince1970
         var status = record.status
         let graceEnd = record.renewal?.isInBillingRetryPeriod == true ? record.renewal?.gracePeriodExpiresDate : nil
         if status == .active, let expires = latest?.expiresDate, expires <= nowMilliseconds {

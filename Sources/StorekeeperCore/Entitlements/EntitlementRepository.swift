@@ -45,6 +45,12 @@ public struct EntitlementRepository {
         try store.get(StoreKeys.entitlement(originalTransactionId)).map { try Self.decode($0.bytes) }
     }
 
+    /// The entitlements of these subscriptions as of `now`, each once, in id order; ids with
+    /// no record are skipped.
+    public func entitlements(of originalTransactionIds: [String], now: Date) throws -> [Entitlement] {
+        try Set(originalTransactionIds).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
+    }
+
     /// The original transaction ids of a user, including those that carried the user's
     /// appAccountToken before the user was known.
     public func originalTransactionIds(ofUser userId: String) throws -> [String] {

@@ -53,7 +53,7 @@ public final class NotificationInbox {
         } catch {
             throw VerificationError(.invalidJWTFormat, "notification without notificationUUID or signedDate")
         }
-        let receivedAt = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let receivedAt = now.millisecondsSince1970
         let record = StoredNotification.encoded(verified, claims: claims, receivedAt: receivedAt, via: via)
         // The job carries the record itself, so the worker gets it with the claim instead of
         // one more round trip to the store; the keyed copy is what deduplication and audit use.

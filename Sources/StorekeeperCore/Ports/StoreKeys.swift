@@ -54,22 +54,11 @@ public enum StoreKeys {
     /// A verified `x5c` chain, keyed by the exact certificate text, so a cache hit costs no
     /// certificate parsing at all.
     public static func verifiedChain(leaf: String, intermediate: String) -> String {
-        "appstore:chain:" + hex(Digest.sha256(Array(leaf.utf8) + [UInt8(ascii: ".")] + Array(intermediate.utf8)))
+        "appstore:chain:" + Hex.encode(Digest.sha256(Array(leaf.utf8) + [UInt8(ascii: ".")] + Array(intermediate.utf8)))
     }
 
     /// The revocation status of one certificate, keyed by its DER fingerprint.
     public static func revocationStatus(certificateFingerprint: [UInt8]) -> String {
-        "appstore:ocsp:" + hex(certificateFingerprint)
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        "appstore:ocsp:" + Hex.encode(certificateFingerprint)
     }
 }

@@ -68,13 +68,7 @@ public final class GetEntitlementsFunction: FunctionHandler {
         } else {
             ids = [key]
         }
-        let now = context.clock.now()
-        var entitlements: [Entitlement] = []
-        for id in Set(ids).sorted() {
-            if let record = try repository.record(id) {
-                entitlements.append(Entitlement(record, now: now))
-            }
-        }
+        let entitlements = try repository.entitlements(of: ids, now: context.clock.now())
         return try .json(Response(userId: userId, active: entitlements.contains { $0.active }, entitlements: entitlements))
     }
 }

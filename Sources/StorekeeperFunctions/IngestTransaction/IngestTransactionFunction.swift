@@ -62,7 +62,7 @@ public final class IngestTransactionFunction: FunctionHandler {
                 throw FunctionError.badInput(code: "invalid_request", message: "the renewal info is for another subscription")
             }
         }
-        let signedDate = transaction.signedDate ?? Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+        let signedDate = transaction.signedDate ?? now.millisecondsSince1970
         let event = EntitlementEvent(
             id: "ingest:\(transaction.transactionId ?? "?"):\(signedDate)", source: .ingest,
             signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
@@ -83,7 +83,7 @@ public final class IngestTransactionFunction: FunctionHandler {
         var ids: [String] = []
         if let userId { ids = try repository.originalTransactionIds(ofUser: userId) }
         if let original = transaction.originalTransactionId { ids.append(original) }
-        let entitlements = try Set(ids).sorted().compactMap { try repository.record($0) }.map { Entitlement($0, now: now) }
+        let entitlements = try repository.entitlements(of: ids, now: now)
         return try .json(Response(outcome: update.outcome.rawValue, userId: userId,
                                   active: entitlements.contains { $0.active }, entitlements: entitlements))
     }

@@ -62,14 +62,14 @@ public final class RevocationChecker {
 
     private func status(of certificate: Certificate, issuer: Certificate, trustStore: TrustStore, now: Date) throws(VerificationError) -> CertificateStatus {
         let key = StoreKeys.revocationStatus(certificateFingerprint: certificate.sha256Fingerprint)
-        let nowMilliseconds = Self.milliseconds(now)
+        let nowMilliseconds = now.millisecondsSince1970
         let cached = readCached(key)
         if let cached {
             if cached.status == .revoked {
                 throw VerificationError(.verificationFailure, "certificate \(certificate.subjectSummary) is revoked")
             }
             if cached.freshUntil > nowMilliseconds {
-                return .fresh(until: Date(timeIntervalSince1970: Double(cached.freshUntil) / 1000))
+                return .fresh(until: Date(millisecondsSince1970: cached.freshUntil))
             }
         }
 
@@ -88,20 +88,20 @@ public final class RevocationChecker {
         if policy == .hard {
             throw VerificationError(.retryableVerificationFailure, "online check of \(certificate.subjectSummary) failed: \(failure)")
         }
-        if let cached, cached.status == .good, nowMilliseconds - cached.checkedAt < Self.softFailGrace.milliseconds {
+        if let cached, cached.status == .good, nowMilliseconds - cached.checkedAt < Self.softFailGrace.wholeMilliseconds {
             return .cachedWhileUnreachable
         }
         return .unchecked(failure)
     }
 
     private func record(_ result: OCSPResult, key: String, certificate: Certificate, now: Date) throws(VerificationError) -> CertificateStatus {
-        let nowMilliseconds = Self.milliseconds(now)
+        let nowMilliseconds = now.millisecondsSince1970
         switch result.status {
         case .good:
-            let cap = nowMilliseconds + Self.softFailGrace.milliseconds
-            let until = min(result.nextUpdate.map(Self.milliseconds) ?? cap, cap)
+            let cap = nowMilliseconds + Self.softFailGrace.wholeMilliseconds
+            let until = min(result.nextUpdate.map(\.millisecondsSince1970) ?? cap, cap)
             write(CachedRevocationStatus(status: .good, checkedAt: nowMilliseconds, freshUntil: until), key: key, for: Self.softFailGrace)
-            return .fresh(until: Date(timeIntervalSince1970: Double(until) / 1000))
+            return .fresh(until: Date(millisecondsSince1970: until))
         case .revoked:
             write(CachedRevocationStatus(status: .revoked, checkedAt: nowMilliseconds, freshUntil: .max), key: key, for: .seconds(30 * 86_400))
             throw VerificationError(.verificationFailure, "certificate \(certificate.subjectSummary) is revoked")
@@ -152,15 +152,5 @@ public final class RevocationChecker {
     private func write(_ status: CachedRevocationStatus, key: String, for lifetime: Duration) {
         guard let bytes = try? JSONEncoder().encode(status) else { return }
         try? store?().set(key, Array(bytes), expiresIn: lifetime)
-    }
-
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-}
-
-extension Duration {
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -210,9 +210,9 @@ public final class SignedDataVerifier {
         else { return nil }
         return VerifiedChainCache.Entry(
             key: publicKey,
-            validFrom: Date(timeIntervalSince1970: Double(cached.validFrom) / 1000),
-            validUntil: Date(timeIntervalSince1970: Double(cached.validUntil) / 1000),
-            revocationFreshUntil: cached.revocationFreshUntil.map { Date(timeIntervalSince1970: Double($0) / 1000) },
+            validFrom: Date(millisecondsSince1970: cached.validFrom),
+            validUntil: Date(millisecondsSince1970: cached.validUntil),
+            revocationFreshUntil: cached.revocationFreshUntil.map(Date.init(millisecondsSince1970:)),
             revocation: cached.revocationFreshUntil == nil ? .notChecked : .good)
     }
 
@@ -221,9 +221,9 @@ public final class SignedDataVerifier {
         guard let chainStore else { return }
         let cached = CachedChain(
             leafKey: Data(entry.key.spkiDER).base64EncodedString(),
-            validFrom: RevocationChecker.milliseconds(entry.validFrom),
-            validUntil: RevocationChecker.milliseconds(entry.validUntil),
-            revocationFreshUntil: entry.revocationFreshUntil.map(RevocationChecker.milliseconds))
+            validFrom: entry.validFrom.millisecondsSince1970,
+            validUntil: entry.validUntil.millisecondsSince1970,
+            revocationFreshUntil: entry.revocationFreshUntil.map(\.millisecondsSince1970))
         var lifetime = CachedChain.lifetime
         if let fresh = entry.revocationFreshUntil {
             let remaining = fresh.timeIntervalSince1970 - Date().timeIntervalSince1970

@@ -1,0 +1,13 @@
+/// Unguessable tokens from the system's CSPRNG (leases today; states and sessions later).
+public enum RandomToken {
+    /// 128 random bits as 32 lowercase hex digits.
+    public static func hex128() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        for word in [generator.next() as UInt64, generator.next() as UInt64] {
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return Hex.encode(bytes)
+    }
+}
