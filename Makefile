@@ -31,6 +31,9 @@ deps:
 	  echo "installing:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@# The fake Apple servers the tests run (Tests/Support/fakes) sign and check JWTs with
+	@# Python's cryptography: an implementation independent of ours, so a wrong token fails.
+	@python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install -q cryptography
 
 build: deps
 	$(SWIFT) build
