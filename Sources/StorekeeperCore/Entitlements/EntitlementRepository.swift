@@ -27,6 +27,11 @@ public struct EntitlementRepository {
             let current = try stored.map { try Self.decode($0.bytes) }
             let update = try EntitlementEngine.apply(event, to: current)
             if update.outcome == .applied, let record = update.record {
+                if stored == nil {
+                    // Indexed before the first write: a crash in between leaves an id without
+                    // a record (reconciliation asks Apple about it), never a record nobody finds.
+                    try store.addToSet(StoreKeys.entitlementIndex, originalTransactionId)
+                }
                 guard try store.compareAndSet(key, try Self.encode(record), expectedVersion: stored?.version, expiresIn: nil) else {
                     continue // someone else wrote first: read again and re-apply
                 }
@@ -39,6 +44,11 @@ public struct EntitlementRepository {
             return update
         }
         throw StoreError(.unavailable, "too much contention on \(key)")
+    }
+
+    /// Every original transaction id that has (or was about to get) a record, sorted.
+    public func allOriginalTransactionIds() throws -> [String] {
+        try store.setMembers(StoreKeys.entitlementIndex)
     }
 
     public func record(_ originalTransactionId: String) throws -> EntitlementRecord? {

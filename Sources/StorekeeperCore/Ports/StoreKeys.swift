@@ -16,10 +16,15 @@ import OpenSSLCrypto
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
 /// | queue `{notifications}` | one job per notification to apply; REFUND and REVOKE at priority 0 | — | receive-notification → process-notifications |
 /// | `appstore:entitlement:<originalTransactionId>` | the merged facts of one subscription (`EntitlementRecord`), written by compare-and-set | — | process-notifications, ingest-transaction, reconcile |
+/// | `appstore:entitlements` | set of every original transaction id with a record: what `reconcile` walks | — | entitlement writes |
 /// | `appstore:owner:<originalTransactionId>` | the user id that owns a subscription | — | linking |
 /// | `user:<userId>:transactions` | set of original transaction ids of a user | — | linking |
 /// | `appstore:token:<appAccountToken>` | the user id an appAccountToken belongs to | — | ingest-transaction, Sign in with Apple |
 /// | `appstore:token:<appAccountToken>:transactions` | set of original transaction ids that carried the token, user known or not | — | linking |
+/// | `appstore:ratelimit:<name>` | a token bucket shared by every process calling Apple, and Apple's last Retry-After (`SharedRateLimiter`) | 1 h | reconcile, recover-notifications |
+/// | `appstore:reconcile:cursor:<selection>` | where an unfinished `reconcile` run stopped (`ReconciliationCursor`) | 7 days | reconcile |
+/// | `appstore:reconcile:apple:<originalTransactionId>` | Apple's last good answer about a subscription: status and when asked | 8 h | reconcile → get-entitlements |
+/// | `appstore:recover:cursor:<sha256 of the request>` | the pagination token an unfinished `recover-notifications` run reached | 7 days | recover-notifications |
 ///
 /// The notification record and its queue share the hash tag `{notifications}` because they
 /// are written in one atomic step (`setIfAbsentAndEnqueue`).
@@ -35,6 +40,9 @@ public enum StoreKeys {
         "appstore:entitlement:" + originalTransactionId
     }
 
+    /// The set of every subscription with a record, for reconciliation.
+    public static let entitlementIndex = "appstore:entitlements"
+
     public static func owner(_ originalTransactionId: String) -> String {
         "appstore:owner:" + originalTransactionId
     }
@@ -49,6 +57,21 @@ public enum StoreKeys {
 
     public static func appAccountTokenTransactions(_ token: String) -> String {
         "appstore:token:" + token.lowercased() + ":transactions"
+    }
+
+    /// The token bucket every process calling the App Store Server API shares.
+    public static let appStoreAPIRateLimit = "appstore:ratelimit:api"
+
+    public static func reconciliationCursor(selection: String) -> String {
+        "appstore:reconcile:cursor:" + selection
+    }
+
+    public static func appleStatus(_ originalTransactionId: String) -> String {
+        "appstore:reconcile:apple:" + originalTransactionId
+    }
+
+    public static func recoveryCursor(requestDigest: String) -> String {
+        "appstore:recover:cursor:" + requestDigest
     }
 
     /// A verified `x5c` chain, keyed by the exact certificate text, so a cache hit costs no

@@ -1,0 +1,98 @@
+import FoundationEssentials
+
+/// A token bucket kept in the store, so every process that calls Apple (two `reconcile` runs
+/// from two cron hosts, an operator's `recover-notifications`) shares one budget. Apple's
+/// limits are per developer account, not per process: a limit each process kept for itself
+/// would multiply with the number of processes.
+///
+/// The bucket is one record updated by compare-and-set. A `Retry-After` from Apple is written
+/// into the same record, so every process waits it out, not only the one that was told.
+public struct SharedRateLimiter {
+    /// The answer to "may I send a request now?".
+    public enum Decision: Equatable, Sendable {
+        case proceed
+        /// Try again after this long.
+        case wait(Duration)
+    }
+
+    struct Bucket: Codable, Equatable {
+        /// Tokens left at `updatedAt` (fractions accumulate between requests).
+        var tokens: Double
+        /// Milliseconds since 1970.
+        var updatedAt: Int64
+        /// No request before this instant (milliseconds), set from Apple's Retry-After.
+        var blockedUntil: Int64?
+    }
+
+    public let key: String
+    /// Requests per second, on average, across every process.
+    public let requestsPerSecond: Double
+    /// How many requests may go at once after a quiet period.
+    public let burst: Double
+    private let store: any KeyValueStore
+
+    static let compareAndSetAttempts = 64
+
+    public init(store: any KeyValueStore, key: String = StoreKeys.appStoreAPIRateLimit,
+                requestsPerSecond: Double, burst: Double? = nil) {
+        self.store = store
+        self.key = key
+        self.requestsPerSecond = max(requestsPerSecond, 0.001)
+        self.burst = max(burst ?? self.requestsPerSecond.rounded(.up), 1)
+    }
+
+    /// Takes one token if there is one; otherwise says how long until there will be.
+    public func tryAcquire(now: Date) throws(StoreError) -> Decision {
+        let nowMilliseconds = now.millisecondsSince1970
+        for _ in 0..<Self.compareAndSetAttempts {
+            let stored = try store.get(key)
+            var bucket = stored.flatMap { try? JSONDecoder().decode(Bucket.self, from: Data($0.bytes)) }
+                ?? Bucket(tokens: burst, updatedAt: nowMilliseconds, blockedUntil: nil)
+            if let blockedUntil = bucket.blockedUntil, blockedUntil > nowMilliseconds {
+                return .wait(.milliseconds(blockedUntil - nowMilliseconds))
+            }
+            bucket.blockedUntil = nil
+            let elapsed = Double(max(0, nowMilliseconds - bucket.updatedAt)) / 1000
+            bucket.tokens = min(burst, bucket.tokens + elapsed * requestsPerSecond)
+            bucket.updatedAt = max(bucket.updatedAt, nowMilliseconds)
+            guard bucket.tokens >= 1 else {
+                let missing = (1 - bucket.tokens) / requestsPerSecond
+                return .wait(.milliseconds(Int64((missing * 1000).rounded(.up))))
+            }
+            bucket.tokens -= 1
+            if try store.compareAndSet(key, Self.encode(bucket), expectedVersion: stored?.version, expiresIn: Self.lifetime) {
+                return .proceed
+            }
+        }
+        // Heavy contention: waiting a little is always safe for a limiter.
+        return .wait(.milliseconds(Int64(1000 / requestsPerSecond)))
+    }
+
+    /// Apple said "not before `delay` from now": every process holds back until then.
+    public func holdBack(for delay: Duration, now: Date) throws(StoreError) {
+        let until = now.millisecondsSince1970.saturatingAdding(delay.wholeMilliseconds)
+        for _ in 0..<Self.compareAndSetAttempts {
+            let stored = try store.get(key)
+            var bucket = stored.flatMap { try? JSONDecoder().decode(Bucket.self, from: Data($0.bytes)) }
+                ?? Bucket(tokens: 0, updatedAt: now.millisecondsSince1970, blockedUntil: nil)
+            if let current = bucket.blockedUntil, current >= until { return }
+            bucket.blockedUntil = until
+            // After the pause, requests resume one at a time rather than in a burst.
+            bucket.tokens = 0
+            bucket.updatedAt = max(bucket.updatedAt, until)
+            if try store.compareAndSet(key, Self.encode(bucket), expectedVersion: stored?.version, expiresIn: Self.lifetime) {
+                return
+            }
+        }
+    }
+
+    /// An idle bucket is full anyway; the record only has to outlive the longest pause.
+    static let lifetime: Duration = .seconds(3600)
+
+    static func encode(_ bucket: Bucket) -> [UInt8] {
+        // Five plain fields: written by hand, it cannot fail.
+        var text = "{\"tokens\":\(bucket.tokens),\"updatedAt\":\(bucket.updatedAt)"
+        if let blockedUntil = bucket.blockedUntil { text += ",\"blockedUntil\":\(blockedUntil)" }
+        return Array((text + "}").utf8)
+    }
+}
