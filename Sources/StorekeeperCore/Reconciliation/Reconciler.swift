@@ -1,0 +1,203 @@
+import FoundationEssentials
+
+/// The daily walk that makes stored entitlements converge on Apple's truth: for each chosen
+/// subscription, ask Get All Subscription Statuses and apply the answer through the same
+/// `EntitlementEngine` as notifications (source `reconciliation`). A stored status that the
+/// answer changes is a correction, the visible trace of a lost notification.
+///
+/// - Resumable: after every subscriber the cursor is saved, so a killed or out-of-time run
+///   continues the next time with the next one.
+/// - Safe when Apple is down: a failed lookup changes nothing for that subscriber; the last
+///   good answer stays cached for `get-entitlements`.
+/// - Rate limits are the lookup's business (the client waits on the shared bucket); the
+///   reconciler only stops when its time budget is spent.
+public final class Reconciler {
+    private let store: any KeyValueStore
+    private let repository: EntitlementRepository
+    private let lookup: any SubscriptionStatusLookup
+    private let verifier: SignedDataVerifier
+    private let clock: any Clock
+
+    /// Called after each subscriber with (done, total), for a progress line on a terminal.
+    public var progress: ((Int, Int) -> Void)?
+    /// Called for each correction, for the log.
+    public var onCorrection: ((Correction) -> Void)?
+
+    public struct Correction: Sendable, Equatable {
+        public var originalTransactionId: String
+        public var from: EntitlementStatus?
+        public var to: EntitlementStatus
+        /// "expired→active": how reports count corrections.
+        public var kind: String { "\(from?.rawValue ?? "none")→\(to.rawValue)" }
+    }
+
+    public init(store: any KeyValueStore, lookup: any SubscriptionStatusLookup, verifier: SignedDataVerifier, clock: any Clock) {
+        self.store = store
+        self.repository = EntitlementRepository(store: store)
+        self.lookup = lookup
+        self.verifier = verifier
+        self.clock = clock
+    }
+
+    /// Walks `selection` until done or until `deadline`. `restart` drops a saved cursor.
+    public func run(_ selection: ReconciliationSelection, deadline: Date, restart: Bool = false) throws -> ReconciliationReport {
+        let cursorKey = StoreKeys.reconciliationCursor(selection: selection.cursorName)
+        let now = clock.now()
+        var report = ReconciliationReport(selection: selection.cursorName)
+        var cursor: ReconciliationCursor?
+        if restart {
+            _ = try store.delete(cursorKey)
+        } else if let saved = try store.get(cursorKey) {
+            cursor = try? JSONDecoder().decode(ReconciliationCursor.self, from: Data(saved.bytes))
+        }
+        let everyone = try candidates(selection, now: now)
+        let startedAt = cursor?.startedAt ?? now.millisecondsSince1970
+        let remaining = cursor.map { saved in everyone.filter { $0 > saved.after } } ?? everyone
+        report.resumedAfter = cursor?.after
+        report.total = remaining.count
+
+        for originalTransactionId in remaining {
+            if clock.now() >= deadline {
+                report.outOfTime = true
+                break
+            }
+            reconcile(originalTransactionId, into: &report)
+            report.done += 1
+            let saved = ReconciliationCursor(after: originalTransactionId, startedAt: startedAt)
+            try store.set(cursorKey, Self.encode(saved), expiresIn: ReconciliationCursor.lifetime)
+            progress?(report.done, report.total)
+        }
+        if !report.outOfTime {
+            // A finished walk: the next run starts from the beginning.
+            _ = try store.delete(cursorKey)
+        }
+        return report
+    }
+
+    /// One subscriber: ask, verify, apply, compare. Failures are counted, never thrown, so one
+    /// bad answer does not stop the walk; only the store failing stops it (nothing could be
+    /// saved anyway).
+    private func reconcile(_ originalTransactionId: String, into report: inout ReconciliationReport) {
+        report.asked += 1
+        let answer: [AppleSubscriptionState]
+        do {
+            answer = try lookup.latestTransactions(of: originalTransactionId)
+        } catch {
+            report.count(failure: error.kind == .notFound ? "notFound" : error.code)
+            return
+        }
+        let now = clock.now()
+        var changed = false
+        for state in answer {
+            do {
+                if let correction = try apply(state, now: now) {
+                    changed = true
+                    report.corrected[correction.kind, default: 0] += 1
+                    onCorrection?(correction)
+                }
+            } catch let error as VerificationError {
+                report.count(failure: error.code)
+            } catch let error as StoreError {
+                report.count(failure: error.code)
+            } catch {
+                report.count(failure: "failed")
+            }
+        }
+        if !changed { report.unchanged += 1 }
+    }
+
+    /// Applies one of Apple's answers; the correction when the status it implies differs from
+    /// the stored one.
+    private func apply(_ state: AppleSubscriptionState, now: Date) throws -> Correction? {
+        guard let signedTransaction = state.signedTransactionInfo else { return nil }
+        let transaction = try verifier.verify(signedTransaction, as: .transaction, now: now)
+            .decode(JWSTransactionDecodedPayload.self)
+        var renewal: JWSRenewalInfoDecodedPayload?
+        if let signedRenewal = state.signedRenewalInfo {
+            renewal = try verifier.verify(signedRenewal, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
+        }
+        let originalTransactionId = transaction.originalTransactionId ?? state.originalTransactionId
+        let stored = try repository.record(originalTransactionId)
+        // Two views of "before": the record as last written, and that record moved on by the
+        // clock. A lost renewal shows in the second (it looked expired), a lost expiry in the
+        // first (the record still said active); either differing from Apple is a correction.
+        let storedStatus = stored?.status
+        let storedNow = stored.map { Entitlement($0, now: now).status }
+        // Apple signs these answers when asked, so their signedDate is now: newer than any
+        // notification already applied, and merged by the same rules.
+        let signedDate = max(transaction.signedDate ?? 0, renewal?.signedDate ?? 0)
+        let event = EntitlementEvent(
+            id: "reconcile:\(originalTransactionId):\(signedDate)", source: .reconciliation,
+            signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
+        let update = try repository.apply(event)
+        guard let record = update.record else { return nil }
+        let after = Entitlement(record, now: now).status
+        let snapshot = AppleStatusSnapshot(appleStatus: state.status, status: after, askedAt: now.millisecondsSince1970)
+        try store.set(StoreKeys.appleStatus(originalTransactionId), Self.encode(snapshot), expiresIn: AppleStatusSnapshot.lifetime)
+        if storedNow != after {
+            return Correction(originalTransactionId: originalTransactionId, from: storedNow, to: after)
+        }
+        if storedStatus != after {
+            return Correction(originalTransactionId: originalTransactionId, from: storedStatus, to: after)
+        }
+        return nil
+    }
+
+    /// The original transaction ids to ask about, sorted (the cursor's order).
+    func candidates(_ selection: ReconciliationSelection, now: Date) throws -> [String] {
+        switch selection {
+        case .explicit(let ids):
+            return Set(ids).sorted()
+        case .all:
+            return try repository.allOriginalTransactionIds()
+        case .needsAttention:
+            var chosen = Set(try failedNotificationSubjects())
+            let nowMilliseconds = now.millisecondsSince1970
+            for id in try repository.allOriginalTransactionIds() where !chosen.contains(id) {
+                let record: EntitlementRecord?
+                do { record = try repository.record(id) } catch { chosen.insert(id); continue }
+                guard let record else {
+                    chosen.insert(id) // indexed but never written: ask Apple what it is
+                    continue
+                }
+                if Self.needsAttention(record, now: nowMilliseconds) { chosen.insert(id) }
+            }
+            return chosen.sorted()
+        }
+    }
+
+    static func needsAttention(_ record: EntitlementRecord, now: Int64) -> Bool {
+        let entitlement = Entitlement(record, now: Date(millisecondsSince1970: now))
+        switch entitlement.status {
+        case .active, .grace, .billingRetry:
+            return true
+        case .expired:
+            // The period ended and Apple said nothing since: a renewal or an expiry
+            // notification may be missing.
+            guard let expires = entitlement.expiresDate else { return false }
+            return record.lastEvent.signedDate < expires && now - expires < ReconciliationSelection.suspiciousExpiryWindow
+        case .refunded, .revoked, .lifetime:
+            return false
+        }
+    }
+
+    /// Subscriptions whose notifications ended in the dead letters.
+    private func failedNotificationSubjects() throws(StoreError) -> [String] {
+        var subjects: [String] = []
+        for uuid in try store.deadLetters(in: StoreKeys.notificationQueue) {
+            guard let stored = try store.get(StoreKeys.notification(uuid)),
+                  let notification = try? JSONDecoder().decode(StoredNotification.self, from: Data(stored.bytes)),
+                  let id = notification.event.originalTransactionId
+            else { continue }
+            subjects.append(id)
+        }
+        return subjects
+    }
+
+    static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Plain records of strings and numbers: encoding cannot fail.
+        return (try? encoder.encode(value)).map(Array.init) ?? []
+    }
+}

@@ -1,0 +1,109 @@
+import FoundationEssentials
+import OpenSSLCrypto
+
+/// After an outage: read what Apple sent during a window from Get Notification History and
+/// feed every `signedPayload` through the very `NotificationInbox` the webhook uses: the same
+/// verification, the same deduplication by notificationUUID, the same queue. A notification
+/// that did arrive is a duplicate and changes nothing; a missing one is queued as if Apple had
+/// just delivered it.
+///
+/// Resumable: the pagination token of the next page is saved after each page, so a killed or
+/// out-of-time run continues with that page (its notifications that were already queued are
+/// duplicates then, nothing more).
+public final class NotificationRecovery {
+    private let store: any KeyValueStore
+    private let inbox: NotificationInbox
+    private let source: any NotificationHistorySource
+    private let clock: any Clock
+
+    public init(store: any KeyValueStore, inbox: NotificationInbox, source: any NotificationHistorySource, clock: any Clock) {
+        self.store = store
+        self.inbox = inbox
+        self.source = source
+        self.clock = clock
+    }
+
+    struct Cursor: Codable {
+        var paginationToken: String
+        var startedAt: Int64
+    }
+
+    /// Reads pages until the end or `deadline`. Throws when the store fails or Apple refuses
+    /// a page (after the client's retries); the cursor keeps what was done.
+    public func run(_ query: NotificationHistoryQuery, deadline: Date, restart: Bool = false) throws -> RecoveryReport {
+        let cursorKey = StoreKeys.recoveryCursor(requestDigest: Self.digest(query))
+        var report = RecoveryReport()
+        var token: String?
+        var startedAt = clock.now().millisecondsSince1970
+        if restart {
+            _ = try store.delete(cursorKey)
+        } else if let saved = try store.get(cursorKey),
+                  let cursor = try? JSONDecoder().decode(Cursor.self, from: Data(saved.bytes)) {
+            token = cursor.paginationToken
+            startedAt = cursor.startedAt
+            report.resumed = true
+        }
+        while true {
+            if clock.now() >= deadline {
+                report.outOfTime = true
+                return report
+            }
+            let page: NotificationHistoryPage
+            do {
+                page = try source.page(query, paginationToken: token)
+            } catch {
+                report.stoppedBy = error.code
+                if error.retryable { throw RecoveryError.appleUnavailable(error, report) }
+                throw RecoveryError.appleRefused(error, report)
+            }
+            report.pages += 1
+            for item in page.items {
+                try receive(item, into: &report)
+            }
+            guard page.hasMore, let next = page.paginationToken else { break }
+            token = next
+            let cursor = Cursor(paginationToken: next, startedAt: startedAt)
+            try store.set(cursorKey, Reconciler.encode(cursor), expiresIn: ReconciliationCursor.lifetime)
+        }
+        _ = try store.delete(cursorKey)
+        return report
+    }
+
+    private func receive(_ item: NotificationHistoryPage.Item, into report: inout RecoveryReport) throws {
+        report.fetched += 1
+        if let first = item.sendAttemptResults.first {
+            report.firstSendAttemptResults[first, default: 0] += 1
+        }
+        let outcome: Result<NotificationInbox.Receipt, VerificationError>
+        do {
+            outcome = .success(try inbox.receive(signedPayload: item.signedPayload, now: clock.now(), via: "recovery"))
+        } catch let error as VerificationError {
+            outcome = .failure(error)
+        }
+        // A StoreError (or anything else) escapes: the page is not finished, the cursor stays.
+        switch outcome {
+        case .success(.accepted):
+            report.queued += 1
+        case .success(.duplicate):
+            report.alreadyKnown += 1
+        case .success(.droppedEnvironment):
+            report.otherEnvironment += 1
+        case .failure(let error) where error.isRetryable:
+            throw error
+        case .failure(let error):
+            report.invalid[error.code, default: 0] += 1
+        }
+    }
+
+    /// The cursor's name: the same question resumes, a different one starts afresh.
+    static func digest(_ query: NotificationHistoryQuery) -> String {
+        let encoded = Reconciler.encode(query)
+        return String(Hex.encode(Digest.sha256(encoded)).prefix(32))
+    }
+}
+
+/// Recovery stopped because Apple did not answer a page; the report says how far it got.
+public enum RecoveryError: Error {
+    case appleUnavailable(NotificationHistoryFailure, RecoveryReport)
+    case appleRefused(NotificationHistoryFailure, RecoveryReport)
+}
