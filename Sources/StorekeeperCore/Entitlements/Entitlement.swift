@@ -23,6 +23,9 @@ public struct Entitlement: Codable, Sendable, Equatable {
     public var lastEvent: EventSummary
     /// Past periods Apple refunded or revoked (the current one shows in `status`).
     public var revokedTransactionIds: [String]
+    /// Apple's own answer when `reconcile` last asked (kept 8 hours): what Apple confirmed
+    /// and when, so a caller can tell a fresh confirmation from state built from notifications.
+    public var confirmedByApple: AppleStatusSnapshot?
 
     public init(_ record: EntitlementRecord, now: Date) {
         let latest = record.latestTransaction

@@ -56,9 +56,16 @@ public struct EntitlementRepository {
     }
 
     /// The entitlements of these subscriptions as of `now`, each once, in id order; ids with
-    /// no record are skipped.
+    /// no record are skipped. Each carries Apple's last reconciliation answer when one is cached.
     public func entitlements(of originalTransactionIds: [String], now: Date) throws -> [Entitlement] {
-        try Set(originalTransactionIds).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
+        try Set(originalTransactionIds).sorted().compactMap { id -> Entitlement? in
+            guard let record = try record(id) else { return nil }
+            var entitlement = Entitlement(record, now: now)
+            if let cached = try store.get(StoreKeys.appleStatus(id)) {
+                entitlement.confirmedByApple = try? JSONDecoder().decode(AppleStatusSnapshot.self, from: Data(cached.bytes))
+            }
+            return entitlement
+        }
     }
 
     /// The original transaction ids of a user, including those that carried the user's

@@ -34,7 +34,8 @@ public final class GetEntitlementsFunction: FunctionHandler {
               "productType", "status": "active" | "grace" | "billing_retry" | "expired" | "refunded" |
               "revoked" | "lifetime", "active", "expiresDate", "gracePeriodExpiresDate", "autoRenew",
               "autoRenewProductId", "environment", "ownership", "appAccountToken", "latestTransactionId",
-              "lastEvent": {"id", "source", "type", "subtype", "signedDate"}, "revokedTransactionIds"}]}
+              "lastEvent": {"id", "source", "type", "subtype", "signedDate"}, "revokedTransactionIds",
+              "confirmedByApple": {"appleStatus", "status", "askedAt"} (when reconcile asked Apple in the last 8 h)}]}
             Dates are Apple's milliseconds since 1970. An unknown user has no entitlements (not an error).
             """,
         variables: [
