@@ -20,6 +20,21 @@ import OpenSSLCrypto
 /// | `user:<userId>:transactions` | set of original transaction ids of a user | — | linking |
 /// | `appstore:token:<appAccountToken>` | the user id an appAccountToken belongs to | — | ingest-transaction, Sign in with Apple |
 /// | `appstore:token:<appAccountToken>:transactions` | set of original transaction ids that carried the token, user known or not | — | linking |
+/// | `siwa:jwks` | Apple's key set from `/auth/keys` and when it was fetched (`AppleKeyCache`) | 7 days (refetched after 1 h; the fallback while Apple is unreachable) | identity-token verification |
+/// | `siwa:jwks:refresh` | "1": the right to refetch the key set on an unknown `kid`, shared by every process | 60 s | identity-token verification |
+/// | `siwa:state:<state>` | a pending web sign-in: its nonce (`AuthorizationStateRepository.Pending`); deleted when consumed | 10 min | siwa-start → siwa-callback |
+/// | `siwa:sub:<sub>` | the user id of Apple's user id `sub` | — | siwa-callback, siwa-native; deleted with the account |
+/// | `siwa:session:<sha256 of session id>` | an open session (`SessionRepository.Session`); only the digest of the id is kept | 30 days | siwa-callback, siwa-native |
+/// | `siwa:notification:<jti>` | the event type of an account notification already acted on | 30 days | siwa-notification |
+/// | `user:<userId>:account` | the user's account: `sub`, email, name, appAccountToken (`AppleAccount`): all the personal data | — | Sign in with Apple; deleted with the account |
+/// | `user:<userId>:sessions` | set of the session digests of a user, to end them all | — | Sign in with Apple |
+/// | `user:<userId>:apple-token` | the refresh token, AES-256-GCM sealed with STOREKEEPER_DATA_KEY, and its client id | — | siwa-callback, siwa-native; deleted on revocation, consent-revoked, deletion |
+/// | `user:<userId>:apple-token-check` | "1": the refresh token was checked against Apple today | 24 h | refresh-token checks |
+/// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
+///
+/// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
+/// sessions and `siwa:sub:<sub>`; it keeps `user:<userId>:transactions`, the entitlements and
+/// `appstore:token:<appAccountToken>`, which the books need.
 ///
 /// The notification record and its queue share the hash tag `{notifications}` because they
 /// are written in one atomic step (`setIfAbsentAndEnqueue`).
@@ -60,5 +75,46 @@ public enum StoreKeys {
     /// The revocation status of one certificate, keyed by its DER fingerprint.
     public static func revocationStatus(certificateFingerprint: [UInt8]) -> String {
         "appstore:ocsp:" + Hex.encode(certificateFingerprint)
+    }
+
+    // MARK: Sign in with Apple
+
+    public static let appleKeySet = "siwa:jwks"
+    public static let appleKeySetRefresh = "siwa:jwks:refresh"
+
+    public static func authorizationState(_ state: String) -> String {
+        "siwa:state:" + state
+    }
+
+    public static func appleSubject(_ sub: String) -> String {
+        "siwa:sub:" + sub
+    }
+
+    public static func session(digest: String) -> String {
+        "siwa:session:" + digest
+    }
+
+    public static func accountNotification(_ jti: String) -> String {
+        "siwa:notification:" + jti
+    }
+
+    public static func account(_ userId: String) -> String {
+        "user:" + userId + ":account"
+    }
+
+    public static func userSessions(_ userId: String) -> String {
+        "user:" + userId + ":sessions"
+    }
+
+    public static func appleRefreshToken(_ userId: String) -> String {
+        "user:" + userId + ":apple-token"
+    }
+
+    public static func appleRefreshCheck(_ userId: String) -> String {
+        "user:" + userId + ":apple-token-check"
+    }
+
+    public static func accountDeletion(_ userId: String) -> String {
+        "user:" + userId + ":deleted"
     }
 }
