@@ -87,6 +87,11 @@ public struct IdentityTokenVerifier {
 
     /// Steps 1 to 4: the payload bytes, once the signature is proven.
     private func verifiedPayload(_ token: String, now: Date) throws(IdentityTokenError) -> [UInt8] {
+        // The algorithm first, read from the header alone: an `alg: none` token has an empty
+        // signature part, and must be refused for its algorithm, not for its shape.
+        if let algorithm = Self.declaredAlgorithm(token), algorithm != "RS256" {
+            throw IdentityTokenError(.unsupportedAlgorithm, "alg \(algorithm.prefix(20)) is not RS256")
+        }
         let jws: CompactJWS
         do {
             jws = try CompactJWS(parsing: token)
@@ -113,6 +118,14 @@ public struct IdentityTokenVerifier {
             throw IdentityTokenError(.invalidSignature, "the signature does not match Apple's key \(kid.prefix(64))")
         }
         return jws.payload
+    }
+
+    /// The `alg` of a token's header, when the first part decodes as one; nil otherwise
+    /// (the full parse then says what is wrong).
+    static func declaredAlgorithm(_ token: String) -> String? {
+        guard token.utf8.count <= CompactJWS.maximumLength, let dot = token.utf8.firstIndex(of: UInt8(ascii: ".")),
+              let header = Base64URL.decode(utf8: token.utf8[..<dot]) else { return nil }
+        return (try? JSONDecoder().decode(JOSEHeader.self, from: Data(header)))?.alg
     }
 
     private func checkIssuer(_ issuer: String) throws(IdentityTokenError) {
