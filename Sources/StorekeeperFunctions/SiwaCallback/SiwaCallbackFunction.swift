@@ -40,7 +40,8 @@ public final class SiwaCallbackFunction: FunctionHandler {
         response: """
             302 to SIWA_APP_URL with Set-Cookie: storekeeper_session=<id>; Path=/; HttpOnly; Secure; SameSite=Lax;
               body {"redirect", "userId", "newUser", "appAccountToken", "sessionExpiresAt"}
-            Apple's error (the user cancelled): 302 to SIWA_APP_URL?error=<Apple's code>, no session.
+            Apple's error (the user cancelled): 302 to SIWA_APP_URL?error=<Apple's code>, no session;
+              body {"redirect", "error": "user_cancelled_authorize"}
             refused: {"error": {"code": "invalid_state" | "invalid_grant" | "invalid_client" | "nonce_mismatch" |
               "invalid_audience" | "token_expired" | ... , "message"}} 400; Apple or the store down: 503
             """,
@@ -67,7 +68,9 @@ public final class SiwaCallbackFunction: FunctionHandler {
             if let state = body.state { _ = try states.consume(state) }
             let code = String(error.prefix(64).filter { $0.isLetter || $0 == "_" })
             context.log.info("sign_in_not_completed", ["apple_error": code])
-            return redirect(to: Self.appending(["error": code.isEmpty ? "unknown_error" : code], to: appURL), cookie: nil, body: [])
+            let location = Self.appending(["error": code.isEmpty ? "unknown_error" : code], to: appURL)
+            let answer = try FunctionResponse.json(["redirect": location, "error": code.isEmpty ? "unknown_error" : code]).body
+            return redirect(to: location, cookie: nil, body: answer)
         }
         guard let state = body.state, !state.isEmpty else { throw FunctionError.badInput(message: "missing field `state`") }
         guard let code = body.code, !code.isEmpty else { throw FunctionError.badInput(message: "missing field `code`") }
@@ -91,7 +94,7 @@ public final class SiwaCallbackFunction: FunctionHandler {
     private func redirect(to location: String, cookie: String?, body: [UInt8]) -> FunctionResponse {
         var headers = [("Location", location), ("Cache-Control", "no-store")]
         if let cookie { headers.append(("Set-Cookie", cookie)) }
-        return FunctionResponse(status: 302, headers: headers, body: body.isEmpty ? Array("{}".utf8) : body)
+        return FunctionResponse(status: 302, headers: headers, body: body)
     }
 
     static func appending(_ parameters: [String: String], to url: String) -> String {
