@@ -87,6 +87,32 @@ public struct SignInFlow {
         return Result(account: account, created: created, sessionId: session.id, sessionExpiresAt: session.expiresAt, claims: claims)
     }
 
+    /// The answer of a refresh-token check.
+    public enum RefreshCheck: String, Sendable {
+        /// Apple accepted the refresh token: the user's consent stands.
+        case valid
+        /// Apple refused it (`invalid_grant`): the user revoked this app; the token and every
+        /// session are gone, as on a consent-revoked notification.
+        case revoked
+        /// Checked already in the last 24 hours, or no token is kept: Apple was not asked.
+        case skipped
+    }
+
+    /// Checks the user's refresh token against Apple (`grant_type=refresh_token`), at most
+    /// once a day per user (the turn is a `setIfAbsent` with a 24-hour expiry in the store).
+    public func checkRefreshToken(userId: String, now: Date) throws -> RefreshCheck {
+        guard let (token, clientId) = try accounts.refreshToken(userId: userId),
+              try accounts.mayCheckRefreshToken(userId: userId) else { return .skipped }
+        do {
+            _ = try client.refresh(refreshToken: token, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now))
+            return .valid
+        } catch let error as AppleIDError where error.kind == .invalidGrant {
+            _ = try sessions.endAll(userId: userId)
+            try accounts.deleteRefreshToken(userId: userId)
+            return .revoked
+        }
+    }
+
     /// Account deletion asked by the user: the refresh token is revoked at Apple first (so a
     /// failure there leaves everything in place to try again), then the personal data goes.
     public func revokeAndDelete(userId: String, now: Date) throws -> Revocation {

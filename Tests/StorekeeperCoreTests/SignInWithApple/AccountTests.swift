@@ -156,3 +156,47 @@ struct ClientSecretTests {
         #expect(AppleIDError.fromOAuth("brand_new_error", description: nil).kind == .other)
     }
 }
+
+/// Answers /auth/token refresh grants: 200 while `valid`, else Apple's invalid_grant; counts calls.
+final class RefreshServer: HTTPClient, @unchecked Sendable {
+    var valid = true
+    private(set) var requests: [String] = []
+
+    func send(_ request: HTTPRequest) throws(HTTPError) -> HTTPResponse {
+        requests.append(String(decoding: request.body, as: UTF8.self))
+        if valid { return HTTPResponse(status: 200, headers: [], body: Array(#"{"access_token":"a","token_type":"Bearer","expires_in":3600}"#.utf8)) }
+        return HTTPResponse(status: 400, headers: [], body: Array(#"{"error":"invalid_grant"}"#.utf8))
+    }
+}
+
+@Suite("Sign in with Apple: the daily refresh-token check")
+struct RefreshCheckTests {
+    @Test func atMostOnceADayAndARevokedTokenEndsSessions() throws {
+        let store = MemoryStore()
+        let dataKey = try AESGCMKey(bytes: Array(repeating: 1, count: 32))
+        let accounts = AccountRepository(store: store, dataKey: dataKey)
+        let sessions = SessionRepository(store: store)
+        let server = RefreshServer()
+        let key = try ECPrivateKey(pem: String(contentsOfFile: "\(TestPKI.directory)/siwa-key.p8", encoding: .utf8))
+        let keys = AppleIDTestKeys.shared
+        let flow = SignInFlow(
+            verifier: IdentityTokenVerifier(configuration: .init(clientIds: ["com.example.web"]), keys: StaticKeyProvider(JWKSet(keys: [keys.jwk]))),
+            client: AppleIDClient(baseURL: "https://appleid.example", http: { server }),
+            clientSecret: ClientSecret(teamId: "T", keyId: "K", key: key), accounts: accounts, sessions: sessions)
+        let now = Date()
+        try accounts.storeRefreshToken("r-token", clientId: "com.example.web", userId: "u1", now: now)
+        let (sessionId, _) = try sessions.open(userId: "u1", now: now)
+
+        #expect(try flow.checkRefreshToken(userId: "u1", now: now) == .valid)
+        #expect(server.requests.count == 1 && server.requests[0].contains("grant_type=refresh_token"))
+        #expect(try flow.checkRefreshToken(userId: "u1", now: now) == .skipped)
+        #expect(server.requests.count == 1)
+
+        // A day later Apple says the user revoked the app.
+        try store.delete(StoreKeys.appleRefreshCheck("u1"))
+        server.valid = false
+        #expect(try flow.checkRefreshToken(userId: "u1", now: now) == .revoked)
+        #expect(try sessions.session(id: sessionId, now: now) == nil)
+        #expect(try accounts.refreshToken(userId: "u1") == nil)
+    }
+}
