@@ -94,8 +94,13 @@ public enum StoreKeys {
         "siwa:session:" + digest
     }
 
+    /// Apple's `jti` as it came when short and plain, else its SHA-256: a signed but odd
+    /// value must not make an odd key.
     public static func accountNotification(_ jti: String) -> String {
-        "siwa:notification:" + jti
+        let plain = jti.utf8.count <= 128 && jti.utf8.allSatisfy { byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 45 || byte == 46 || byte == 95
+        }
+        return "siwa:notification:" + (plain ? jti : Hex.encode(Digest.sha256(Array(jti.utf8))))
     }
 
     public static func account(_ userId: String) -> String {
