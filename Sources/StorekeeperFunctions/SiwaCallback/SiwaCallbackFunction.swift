@@ -42,8 +42,9 @@ public final class SiwaCallbackFunction: FunctionHandler {
               body {"redirect", "userId", "newUser", "appAccountToken", "sessionExpiresAt"}
             Apple's error (the user cancelled): 302 to SIWA_APP_URL?error=<Apple's code>, no session;
               body {"redirect", "error": "user_cancelled_authorize"}
-            refused: {"error": {"code": "invalid_state" | "invalid_grant" | "invalid_client" | "nonce_mismatch" |
+            refused: {"error": {"code": "invalid_state" | "invalid_grant" | "nonce_mismatch" |
               "invalid_audience" | "token_expired" | ... , "message"}} 400; Apple or the store down: 503
+            Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log.
             """,
         variables: SignInWithAppleSettings.variables(parts)
     )
@@ -79,9 +80,11 @@ public final class SiwaCallbackFunction: FunctionHandler {
             throw SignInError(.invalidState, "the state is unknown, expired or already used")
         }
         let name = body.user.flatMap(FirstLoginName.parsingUserField)
-        let result = try settings.flow(adapters: context.adapters).completeWeb(
-            code: code, clientId: settings.webClientId, redirectURI: settings.redirectURI ?? "",
-            nonce: pending.nonce, name: name, now: now)
+        let result = try SignInWithAppleSettings.callingApple {
+            try settings.flow(adapters: context.adapters).completeWeb(
+                code: code, clientId: settings.webClientId, redirectURI: settings.redirectURI ?? "",
+                nonce: pending.nonce, name: name, now: now)
+        }
         context.log.info("signed_in", ["user": result.account.userId, "new_user": result.created])
         let maxAge = SessionRepository.lifetime.components.seconds
         let cookie = "\(Self.cookieName)=\(result.sessionId); Path=/; Max-Age=\(maxAge); HttpOnly; Secure; SameSite=Lax"

@@ -45,6 +45,7 @@ public final class SiwaNativeFunction: FunctionHandler {
             refused: {"error": {"code": "nonce_mismatch" | "invalid_audience" | "token_expired" | "invalid_signature" |
               "unknown_key" | "unsupported_algorithm" | "invalid_grant" | "subject_mismatch" | ..., "message"}} 400;
               Apple or the store down: 503
+            Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log.
             """,
         variables: SignInWithAppleSettings.variables(parts)
     )
@@ -61,9 +62,11 @@ public final class SiwaNativeFunction: FunctionHandler {
         let body = try request.decode(Request.self)
         guard !body.rawNonce.isEmpty else { throw FunctionError.badInput(message: "rawNonce is empty") }
         let name = body.fullName.map { FirstLoginName(givenName: $0.givenName, familyName: $0.familyName) }
-        let result = try settings.flow(adapters: context.adapters).completeNative(
-            identityToken: body.identityToken, authorizationCode: body.authorizationCode, rawNonce: body.rawNonce,
-            name: name, now: context.clock.now())
+        let result = try SignInWithAppleSettings.callingApple {
+            try settings.flow(adapters: context.adapters).completeNative(
+                identityToken: body.identityToken, authorizationCode: body.authorizationCode, rawNonce: body.rawNonce,
+                name: name, now: context.clock.now())
+        }
         context.log.info("signed_in", ["user": result.account.userId, "new_user": result.created])
         return try .json(Response(
             sessionToken: result.sessionId, sessionExpiresAt: result.sessionExpiresAt.millisecondsSince1970,

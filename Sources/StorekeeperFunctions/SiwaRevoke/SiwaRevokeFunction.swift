@@ -34,6 +34,7 @@ public final class SiwaRevokeFunction: FunctionHandler {
             {"userId", "revokedAtApple": true, "sessionsEnded": 2, "deleted": ["account", "appleUserId", "refreshToken", "sessions"],
              "kept": ["purchases", "appAccountToken"]}
             An unknown user: 404 not_found. Apple unreachable: 503 and nothing deleted (try again).
+            Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log.
             """,
         variables: SignInWithAppleSettings.variables(parts)
     )
@@ -53,7 +54,9 @@ public final class SiwaRevokeFunction: FunctionHandler {
         guard try accounts.account(userId: body.userId) != nil || (try accounts.refreshToken(userId: body.userId)) != nil else {
             throw FunctionError.notFound(message: (try accounts.wasDeleted(userId: body.userId)) ? "the account was already deleted" : "no such user")
         }
-        let revocation = try settings.flow(adapters: context.adapters).revokeAndDelete(userId: body.userId, now: context.clock.now())
+        let revocation = try SignInWithAppleSettings.callingApple {
+            try settings.flow(adapters: context.adapters).revokeAndDelete(userId: body.userId, now: context.clock.now())
+        }
         var deleted: [String] = []
         if revocation.deletion.accountDeleted { deleted += ["account", "appleUserId"] }
         if revocation.deletion.refreshTokenDeleted { deleted.append("refreshToken") }

@@ -19,8 +19,8 @@ final class SignInDeployment: @unchecked Sendable {
     let adminToken = "siwa-admin-" + UUID().uuidString
     let environment: [String: String]
 
-    init() throws {
-        store = try TestStore(.sqlite)
+    init(_ backend: Backend = .sqlite, overrides: [String: String] = [:]) throws {
+        store = try TestStore(backend)
         fake = try FakeAppleID()
         var environment = E2E.environment(storeURL: store.url, adminToken: adminToken)
         environment["SIWA_TEAM_ID"] = fake.teamId
@@ -31,6 +31,7 @@ final class SignInDeployment: @unchecked Sendable {
         environment["SIWA_APP_URL"] = Self.appURL
         environment["SIWA_BASE_URL"] = fake.baseURL
         environment["STOREKEEPER_DATA_KEY"] = String(repeating: "5a", count: 32)
+        environment.merge(overrides) { $1 }
         self.environment = environment
         gateway = try Gateway.start(environment: environment)
     }
@@ -174,9 +175,10 @@ extension EndToEnd {
     @Suite("Sign in with Apple through lighttpd against a fake Apple ID server",
            .enabled(if: FakeAppleID.python != nil, "python3 with the cryptography package is missing (make deps)"))
     struct SignInWithAppleTests {
-        @Test("start → Apple's form_post → callback: 302 to the app with an HttpOnly, Secure session cookie; the state works once")
-        func theWebFlow() throws {
-            let d = try SignInDeployment()
+        @Test("start → Apple's form_post → callback: 302 to the app with an HttpOnly, Secure session cookie; the state works once",
+              arguments: Backend.allCases)
+        func theWebFlow(_ backend: Backend) throws {
+            let d = try SignInDeployment(backend)
             let authorizeURL = try d.start()
             #expect(authorizeURL.string?.hasPrefix(d.fake.baseURL + "/auth/authorize?") == true)
             let query = Dictionary(uniqueKeysWithValues: (authorizeURL.queryItems ?? []).map { ($0.name, $0.value ?? "") })
@@ -241,6 +243,14 @@ extension EndToEnd {
             let forged = try d.callback(try d.authorize(url).fields)
             #expect(forged.status == 400 && forged.errorCode == "nonce_mismatch", "\(forged)")
 
+            // One state raced by four callbacks at once: exactly one signs in.
+            let raced = try d.authorize(try d.start()).fields
+            let answers = concurrently(4) { _ in try d.callback(raced).status }
+            let statuses = answers.compactMap { try? $0.get() }
+            #expect(statuses.count == 4)
+            #expect(statuses.filter { $0 == 302 }.count == 1, "\(statuses)")
+            #expect(statuses.filter { $0 == 400 }.count == 3, "\(statuses)")
+
             // The user cancels at Apple.
             let state = try #require(try d.start().queryItems?.first { $0.name == "state" }?.value)
             let cancelled = try d.callback(["error": "user_cancelled_authorize", "state": state])
@@ -248,6 +258,19 @@ extension EndToEnd {
             #expect(cancelled.header("location") == SignInDeployment.appURL + "?error=user_cancelled_authorize")
             #expect(cancelled.header("set-cookie") == nil)
             #expect(try AuthorizationStateRepository(store: d.store.open()).consume(state) == nil, "a cancelled state is spent too")
+        }
+
+        @Test("A client secret with the wrong key id: Apple's invalid_client, explained")
+        func wrongKeyId() throws {
+            let d = try SignInDeployment(overrides: ["SIWA_KEY_ID": "WRONGKEY00"])
+            let (reply, _) = try d.signInOnTheWeb()
+            // Our configuration, not the browser's mistake: 500, and the explanation only in the log.
+            #expect(reply.status == 500 && reply.errorCode == "invalid_client", "\(reply)")
+            #expect(!reply.text.contains("SIWA_KEY_ID"))
+            #expect(d.gateway.logLines().description.contains("SIWA_KEY_ID"))
+            let token = try #require(try d.received().first { $0["path"] as? String == "/auth/token" })
+            #expect(token["client_secret_problem"] as? String == "kid is not the key id")
+            #expect(!d.gateway.logLines().description.contains("eyJ"), "no JWT reaches the log")
         }
 
         @Test("Native sign-in: nonce hashed by the app, code exchanged as the bundle id; purchases with its appAccountToken are the user's")
