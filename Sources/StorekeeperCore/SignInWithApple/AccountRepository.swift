@@ -52,22 +52,24 @@ public struct AccountRepository {
     }
 
     /// The user for this `sub`, created when new: a fresh user id and appAccountToken, the
-    /// token registered so purchases carrying it are linked. Concurrent first sign-ins of
-    /// one person create one user (the `sub` index is written with setIfAbsent).
+    /// token registered so purchases carrying it are linked. Concurrent first sign-ins of one
+    /// person create one user: the account record is written first, then the `sub` index with
+    /// setIfAbsent; a loser removes its own record and takes the winner's, which exists by then.
     public func findOrCreate(sub: String, now: Date) throws -> (account: AppleAccount, created: Bool) {
         if let userId = try userId(sub: sub), let existing = try account(userId: userId) {
             return (existing, false)
         }
-        let candidate = RandomToken.hex128()
-        let won = try store.setIfAbsent(StoreKeys.appleSubject(sub), Array(candidate.utf8), expiresIn: nil)
-        let userId = won ? candidate : (try self.userId(sub: sub) ?? candidate)
-        if !won, let existing = try account(userId: userId) {
-            return (existing, false)
-        }
-        let account = AppleAccount(userId: userId, sub: sub, appAccountToken: UUID().uuidString.lowercased(),
+        let account = AppleAccount(userId: RandomToken.hex128(), sub: sub, appAccountToken: UUID().uuidString.lowercased(),
                                    createdAt: now.millisecondsSince1970)
         try save(account)
-        try EntitlementRepository(store: store).assign(appAccountToken: account.appAccountToken, toUser: userId)
+        guard try store.setIfAbsent(StoreKeys.appleSubject(sub), Array(account.userId.utf8), expiresIn: nil) else {
+            try store.delete(StoreKeys.account(account.userId))
+            guard let winner = try userId(sub: sub), let existing = try self.account(userId: winner) else {
+                throw StoreError(.unavailable, "a concurrent first sign-in of the same user did not finish; try again")
+            }
+            return (existing, false)
+        }
+        try EntitlementRepository(store: store).assign(appAccountToken: account.appAccountToken, toUser: account.userId)
         return (account, true)
     }
 

@@ -200,3 +200,19 @@ struct RefreshCheckTests {
         #expect(try accounts.refreshToken(userId: "u1") == nil)
     }
 }
+
+@Suite("Sign in with Apple: concurrent first sign-ins")
+struct ConcurrentFirstSignInTests {
+    @Test func onePersonSigningInEightTimesAtOnceIsOneUser() async throws {
+        let store = MemoryStore()
+        let results = try await withThrowingTaskGroup(of: AppleAccount.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try AccountRepository(store: store, dataKey: nil).findOrCreate(sub: "same-sub", now: Date()).account }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(results.map(\.userId)).count == 1)
+        #expect(Set(results.map(\.appAccountToken)).count == 1)
+        #expect(store.keys.filter { $0.hasSuffix(":account") }.count == 1)
+    }
+}
