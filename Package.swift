@@ -14,6 +14,12 @@ let functionNames = [
     "process-notifications",
     "get-entitlements",
     "ingest-transaction",
+    "siwa-start",
+    "siwa-callback",
+    "siwa-native",
+    "siwa-verify-token",
+    "siwa-revoke",
+    "siwa-notification",
 ]
 
 let package = Package(

@@ -17,6 +17,7 @@
 #include <openssl/ocsp.h>
 #include <openssl/params.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>

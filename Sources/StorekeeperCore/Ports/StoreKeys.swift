@@ -25,6 +25,21 @@ import OpenSSLCrypto
 /// | `appstore:reconcile:cursor:<selection>` | where an unfinished `reconcile` run stopped (`ReconciliationCursor`) | 7 days | reconcile |
 /// | `appstore:reconcile:apple:<originalTransactionId>` | Apple's last good answer about a subscription: status and when asked | 8 h | reconcile → get-entitlements |
 /// | `appstore:recover:cursor:<sha256 of the request>` | the pagination token an unfinished `recover-notifications` run reached | 7 days | recover-notifications |
+/// | `siwa:jwks` | Apple's key set from `/auth/keys` and when it was fetched (`AppleKeyCache`) | 7 days (refetched after 1 h; the fallback while Apple is unreachable) | identity-token verification |
+/// | `siwa:jwks:refresh` | "1": the right to refetch the key set on an unknown `kid`, shared by every process | 60 s | identity-token verification |
+/// | `siwa:state:<state>` | a pending web sign-in: its nonce (`AuthorizationStateRepository.Pending`); deleted when consumed | 10 min | siwa-start → siwa-callback |
+/// | `siwa:sub:<sub>` | the user id of Apple's user id `sub` | — | siwa-callback, siwa-native; deleted with the account |
+/// | `siwa:session:<sha256 of session id>` | an open session (`SessionRepository.Session`); only the digest of the id is kept | 30 days | siwa-callback, siwa-native |
+/// | `siwa:notification:<jti>` | the event type of an account notification already acted on | 30 days | siwa-notification |
+/// | `user:<userId>:account` | the user's account: `sub`, email, name, appAccountToken (`AppleAccount`): all the personal data | — | Sign in with Apple; deleted with the account |
+/// | `user:<userId>:sessions` | set of the session digests of a user, to end them all | — | Sign in with Apple |
+/// | `user:<userId>:apple-token` | the refresh token, AES-256-GCM sealed with STOREKEEPER_DATA_KEY, and its client id | — | siwa-callback, siwa-native; deleted on revocation, consent-revoked, deletion |
+/// | `user:<userId>:apple-token-check` | "1": the refresh token was checked against Apple today | 24 h | refresh-token checks |
+/// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
+///
+/// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
+/// sessions and `siwa:sub:<sub>`; it keeps `user:<userId>:transactions`, the entitlements and
+/// `appstore:token:<appAccountToken>`, which the books need.
 ///
 /// The notification record and its queue share the hash tag `{notifications}` because they
 /// are written in one atomic step (`setIfAbsentAndEnqueue`).
@@ -83,5 +98,51 @@ public enum StoreKeys {
     /// The revocation status of one certificate, keyed by its DER fingerprint.
     public static func revocationStatus(certificateFingerprint: [UInt8]) -> String {
         "appstore:ocsp:" + Hex.encode(certificateFingerprint)
+    }
+
+    // MARK: Sign in with Apple
+
+    public static let appleKeySet = "siwa:jwks"
+    public static let appleKeySetRefresh = "siwa:jwks:refresh"
+
+    public static func authorizationState(_ state: String) -> String {
+        "siwa:state:" + state
+    }
+
+    public static func appleSubject(_ sub: String) -> String {
+        "siwa:sub:" + sub
+    }
+
+    public static func session(digest: String) -> String {
+        "siwa:session:" + digest
+    }
+
+    /// Apple's `jti` as it came when short and plain, else its SHA-256: a signed but odd
+    /// value must not make an odd key.
+    public static func accountNotification(_ jti: String) -> String {
+        let plain = jti.utf8.count <= 128 && jti.utf8.allSatisfy { byte in
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte) || byte == 45 || byte == 46 || byte == 95
+        }
+        return "siwa:notification:" + (plain ? jti : Hex.encode(Digest.sha256(Array(jti.utf8))))
+    }
+
+    public static func account(_ userId: String) -> String {
+        "user:" + userId + ":account"
+    }
+
+    public static func userSessions(_ userId: String) -> String {
+        "user:" + userId + ":sessions"
+    }
+
+    public static func appleRefreshToken(_ userId: String) -> String {
+        "user:" + userId + ":apple-token"
+    }
+
+    public static func appleRefreshCheck(_ userId: String) -> String {
+        "user:" + userId + ":apple-token-check"
+    }
+
+    public static func accountDeletion(_ userId: String) -> String {
+        "user:" + userId + ":deleted"
     }
 }

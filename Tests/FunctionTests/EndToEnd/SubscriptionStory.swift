@@ -26,7 +26,7 @@ struct SubscriptionStory {
     /// Names the notifications' UUIDs (see NotificationSpec.uuid).
     let group: Int
     let originalTransactionId: String
-    let appAccountToken: String
+    var appAccountToken: String
     var now: Int64
     var productId = "com.example.pro.monthly"
     var periods: [JWSTransactionDecodedPayload] = []

@@ -1,0 +1,139 @@
+import FoundationEssentials
+import OpenSSLCrypto
+
+/// Users who sign in with Apple, in the store: the account record, the `sub` → user index,
+/// the encrypted refresh token, and account deletion.
+public struct AccountRepository {
+    /// What `delete` removed, for the caller's answer.
+    public struct Deletion: Sendable, Equatable {
+        public var userId: String
+        public var sessionsEnded: Int
+        public var refreshTokenDeleted: Bool
+        public var accountDeleted: Bool
+    }
+
+    /// The refresh token as kept: sealed with the data key, bound to its user by the
+    /// associated data, with the client id it was issued to (a revoke must name the same one).
+    struct StoredRefreshToken: Codable {
+        var clientId: String
+        /// base64url of nonce || ciphertext || tag.
+        var sealed: String
+        var storedAt: Int64
+    }
+
+    /// Left behind when an account is deleted: no personal data, only what the books need
+    /// to explain the purchases that stay (their appAccountToken).
+    struct DeletionRecord: Codable {
+        var deletedAt: Int64
+        var appAccountToken: String
+    }
+
+    private let store: any KeyValueStore
+    private let dataKey: AESGCMKey?
+
+    /// `dataKey` may be nil for callers that never touch refresh tokens (notifications).
+    public init(store: any KeyValueStore, dataKey: AESGCMKey?) {
+        self.store = store
+        self.dataKey = dataKey
+    }
+
+    public func account(userId: String) throws -> AppleAccount? {
+        let key = StoreKeys.account(userId)
+        guard let stored = try store.get(key) else { return nil }
+        return try StoreCoding.decode(AppleAccount.self, stored.bytes, key: key)
+    }
+
+    public func userId(sub: String) throws -> String? {
+        try store.get(StoreKeys.appleSubject(sub)).map { String(decoding: $0.bytes, as: UTF8.self) }
+    }
+
+    public func save(_ account: AppleAccount) throws {
+        try store.set(StoreKeys.account(account.userId), try StoreCoding.encode(account), expiresIn: nil)
+    }
+
+    /// The user for this `sub`, created when new: a fresh user id and appAccountToken, the
+    /// token registered so purchases carrying it are linked. Concurrent first sign-ins of one
+    /// person create one user: the account record is written first, then the `sub` index with
+    /// setIfAbsent; a loser removes its own record and takes the winner's, which exists by then.
+    public func findOrCreate(sub: String, now: Date) throws -> (account: AppleAccount, created: Bool) {
+        if let userId = try userId(sub: sub), let existing = try account(userId: userId) {
+            return (existing, false)
+        }
+        let account = AppleAccount(userId: RandomToken.hex128(), sub: sub, appAccountToken: UUID().uuidString.lowercased(),
+                                   createdAt: now.millisecondsSince1970)
+        try save(account)
+        guard try store.setIfAbsent(StoreKeys.appleSubject(sub), Array(account.userId.utf8), expiresIn: nil) else {
+            try store.delete(StoreKeys.account(account.userId))
+            guard let winner = try userId(sub: sub), let existing = try self.account(userId: winner) else {
+                throw StoreError(.unavailable, "a concurrent first sign-in of the same user did not finish; try again")
+            }
+            return (existing, false)
+        }
+        try EntitlementRepository(store: store).assign(appAccountToken: account.appAccountToken, toUser: account.userId)
+        return (account, true)
+    }
+
+    // MARK: Refresh tokens
+
+    public func storeRefreshToken(_ token: String, clientId: String, userId: String, now: Date) throws {
+        guard let dataKey else { throw StoreError(.failed, "no data key to seal refresh tokens with") }
+        let sealed = try dataKey.seal(Array(token.utf8), authenticating: Self.associatedData(userId))
+        let record = StoredRefreshToken(clientId: clientId, sealed: Base64URL.encode(sealed), storedAt: now.millisecondsSince1970)
+        try store.set(StoreKeys.appleRefreshToken(userId), try StoreCoding.encode(record), expiresIn: nil)
+    }
+
+    /// The refresh token in clear, with its client id; nil when none is kept.
+    public func refreshToken(userId: String) throws -> (token: String, clientId: String)? {
+        let key = StoreKeys.appleRefreshToken(userId)
+        guard let stored = try store.get(key) else { return nil }
+        guard let dataKey else { throw StoreError(.failed, "no data key to open refresh tokens with") }
+        let record = try StoreCoding.decode(StoredRefreshToken.self, stored.bytes, key: key)
+        guard let box = Base64URL.decode(record.sealed) else { throw StoreError(.failed, "the record at \(key) does not decode") }
+        let clear = try dataKey.open(box, authenticating: Self.associatedData(userId))
+        return (String(decoding: clear, as: UTF8.self), record.clientId)
+    }
+
+    @discardableResult
+    public func deleteRefreshToken(userId: String) throws -> Bool {
+        try store.delete(StoreKeys.appleRefreshToken(userId))
+    }
+
+    /// True for the one caller per day that may check the refresh token against Apple.
+    public func mayCheckRefreshToken(userId: String) throws -> Bool {
+        try store.setIfAbsent(StoreKeys.appleRefreshCheck(userId), Array("1".utf8), expiresIn: .seconds(24 * 3600))
+    }
+
+    static func associatedData(_ userId: String) -> [UInt8] {
+        Array(("siwa-refresh-token:" + userId).utf8)
+    }
+
+    // MARK: Deletion
+
+    /// Deletes every piece of personal data kept for the user: the account record (email,
+    /// name, `sub`), the `sub` index, the refresh token, every session. Keeps the purchase
+    /// records and the appAccountToken → user mapping (the books need them), and leaves a
+    /// deletion record without personal data. Safe to repeat.
+    public func delete(userId: String, sessions: SessionRepository, now: Date) throws -> Deletion {
+        let account = try account(userId: userId)
+        let ended = try sessions.endAll(userId: userId)
+        let tokenDeleted = try deleteRefreshToken(userId: userId)
+        try store.delete(StoreKeys.appleRefreshCheck(userId))
+        if let account {
+            try store.set(StoreKeys.accountDeletion(userId),
+                          try StoreCoding.encode(DeletionRecord(deletedAt: now.millisecondsSince1970, appAccountToken: account.appAccountToken)),
+                          expiresIn: nil)
+            // Only the index entry that still points at this user: a newer account of the
+            // same person keeps its own.
+            if try self.userId(sub: account.sub) == userId {
+                try store.delete(StoreKeys.appleSubject(account.sub))
+            }
+        }
+        let accountDeleted = try store.delete(StoreKeys.account(userId))
+        return Deletion(userId: userId, sessionsEnded: ended, refreshTokenDeleted: tokenDeleted, accountDeleted: accountDeleted)
+    }
+
+    /// True when this user's account was deleted.
+    public func wasDeleted(userId: String) throws -> Bool {
+        try store.get(StoreKeys.accountDeletion(userId)) != nil
+    }
+}

@@ -1,0 +1,58 @@
+import FoundationEssentials
+import FunctionRuntime
+import StorekeeperCore
+
+/// `siwa-notification`: Apple's server-to-server account notifications. Verifies the JWT
+/// against Apple's keys and the configured client ids, decodes its `events`, acts once per
+/// `jti`: relay preference on email-enabled/-disabled, tokens and sessions dropped on
+/// consent-revoked, the account deleted on account-delete(d).
+public final class SiwaNotificationFunction: FunctionHandler {
+    struct Request: RequestBody {
+        static let fields: Set<String> = ["payload"]
+        var payload: String
+    }
+
+    struct Response: Encodable {
+        var status: String
+        var type: String
+        var eventTime: Int64?
+    }
+
+    static let parts: [SignInWithAppleSettings.Part] = [.identity]
+
+    public static let descriptor = FunctionDescriptor(
+        name: "siwa-notification",
+        route: "/auth/apple/notifications",
+        method: "POST",
+        visibility: .public,
+        summary: "Receive Apple's Sign in with Apple account notifications and act on them once.",
+        request: """
+            {"payload": "<JWT signed by Apple; claim events is a JSON string {type, sub, email?, is_private_email?, event_time}>"}
+            """,
+        response: """
+            {"status": "processed" | "duplicate" | "ignored" | "unknown_user", "type": "email-disabled" | "email-enabled" |
+             "consent-revoked" | "account-delete" | "account-deleted" | ..., "eventTime": <ms>}
+            refused (bad signature, issuer, audience...): {"error": {"code", "message"}} 400; store or Apple's keys down: 503
+            """,
+        variables: SignInWithAppleSettings.variables(parts)
+    )
+
+    private let context: FunctionContext
+    private let verifier: IdentityTokenVerifier
+
+    public init(context: FunctionContext) throws {
+        self.context = context
+        verifier = try SignInWithAppleSettings(environment: context.environment, parts: Self.parts).verifier(adapters: context.adapters)
+    }
+
+    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        let body = try request.decode(Request.self)
+        let now = context.clock.now()
+        let notification = try verifier.verifyNotification(body.payload, now: now)
+        let (outcome, userId) = try AccountEventProcessor(store: try context.adapters.store()).process(notification, now: now)
+        var fields: [String: any LogFieldValue] = ["type": notification.event.type, "outcome": outcome.rawValue]
+        if let userId { fields["user"] = userId }
+        context.log.info("account_notification", fields)
+        return try .json(Response(status: outcome.rawValue, type: notification.event.type, eventTime: notification.event.eventTime))
+    }
+}

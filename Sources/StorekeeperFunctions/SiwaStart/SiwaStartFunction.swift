@@ -1,0 +1,55 @@
+import FoundationEssentials
+import FunctionRuntime
+import StorekeeperCore
+
+/// `siwa-start`: begins a web sign-in. Makes a single-use `state` and a `nonce`, keeps them
+/// in the store for ten minutes, and sends the browser to Apple's authorize page.
+public final class SiwaStartFunction: FunctionHandler {
+    struct Request: RequestBody {
+        static let fields: Set<String> = []
+    }
+
+    struct Response: Encodable {
+        var url: String
+        var state: String
+        var expiresIn: Int
+    }
+
+    static let parts: [SignInWithAppleSettings.Part] = [.identity, .redirect]
+
+    public static let descriptor = FunctionDescriptor(
+        name: "siwa-start",
+        route: "/auth/apple/start",
+        method: "GET",
+        visibility: .public,
+        summary: "Start a web Sign in with Apple: make a single-use state and nonce, redirect to Apple's authorize page.",
+        request: """
+            {} (over HTTP: GET /auth/apple/start, no parameters)
+            """,
+        response: """
+            over HTTP: 302 to Apple's /auth/authorize with response_type=code, response_mode=form_post,
+              scope=name email, client_id (the first of SIWA_CLIENT_IDS), redirect_uri, state, nonce
+            direct: {"url": "<authorize URL>", "state": "...", "expiresIn": 600}
+            """,
+        variables: SignInWithAppleSettings.variables(parts)
+    )
+
+    private let context: FunctionContext
+    private let settings: SignInWithAppleSettings
+
+    public init(context: FunctionContext) throws {
+        self.context = context
+        settings = try SignInWithAppleSettings(environment: context.environment, parts: Self.parts)
+    }
+
+    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        _ = try request.decode(Request.self)
+        let states = AuthorizationStateRepository(store: try context.adapters.store())
+        let (state, nonce) = try states.begin(now: context.clock.now())
+        let url = settings.client(adapters: context.adapters).authorizeURL(
+            clientId: settings.webClientId, redirectURI: settings.redirectURI ?? "", state: state, nonce: nonce)
+        let body = try FunctionResponse.json(Response(url: url, state: state, expiresIn: Int(AuthorizationStateRepository.lifetime.components.seconds)))
+        guard request.frontDoor.isHTTP else { return body }
+        return FunctionResponse(status: 302, headers: [("Location", url), ("Cache-Control", "no-store")], body: body.body)
+    }
+}
