@@ -38,7 +38,7 @@ public struct AppStoreAPIError: CodedError, Equatable {
     /// Apple's `Retry-After`, when a 429 carried one.
     public let retryAfter: Duration?
     /// Attempts made before giving up (1 when the first answer was final).
-    public internal(set) var attempts: Int
+    public var attempts: Int
 
     public init(kind: Kind, code: String, reason: String, isRetryable: Bool, errorCode: Int64? = nil,
                 httpStatus: Int? = nil, retryAfter: Duration? = nil, attempts: Int = 1) {

@@ -43,9 +43,7 @@ public final class AppStoreServerAPIClient {
     /// [Get Transaction Info](https://developer.apple.com/documentation/appstoreserverapi/get-transaction-info)
     public func getTransactionInfo(transactionId: String, environment: AppStoreAPIEnvironment = .production,
                                    sandboxFallback: Bool = false) throws(AppStoreAPIError) -> AppStoreAPIResponse<TransactionInfoResponse> {
-        try call(AppStoreAPIOperation(name: "getTransactionInfo", method: "GET",
-                                      path: "/inApps/v1/transactions/" + AppStoreAPIOperation.escape(transactionId),
-                                      isLookupByTransactionId: true),
+        try call(.getTransactionInfo(transactionId: transactionId),
                  environment: environment, sandboxFallback: sandboxFallback)
     }
 
@@ -57,23 +55,15 @@ public final class AppStoreServerAPIClient {
                                       request: TransactionHistoryRequest = TransactionHistoryRequest(),
                                       environment: AppStoreAPIEnvironment = .production,
                                       sandboxFallback: Bool = false) throws(AppStoreAPIError) -> AppStoreAPIResponse<HistoryResponse> {
-        var query: [(String, String)] = []
-        if let revision { query.append(("revision", revision)) }
-        query += request.queryItems
-        return try call(AppStoreAPIOperation(name: "getTransactionHistory", method: "GET",
-                                             path: "/inApps/v2/history/" + AppStoreAPIOperation.escape(transactionId),
-                                             query: query, isLookupByTransactionId: true),
-                        environment: environment, sandboxFallback: sandboxFallback)
+        try call(.getTransactionHistory(transactionId: transactionId, revision: revision, request: request),
+                 environment: environment, sandboxFallback: sandboxFallback)
     }
 
     /// [Get All Subscription Statuses](https://developer.apple.com/documentation/appstoreserverapi/get-all-subscription-statuses)
     public func getAllSubscriptionStatuses(transactionId: String, status: [Int32]? = nil,
                                            environment: AppStoreAPIEnvironment = .production,
                                            sandboxFallback: Bool = false) throws(AppStoreAPIError) -> AppStoreAPIResponse<StatusResponse> {
-        try call(AppStoreAPIOperation(name: "getAllSubscriptionStatuses", method: "GET",
-                                      path: "/inApps/v1/subscriptions/" + AppStoreAPIOperation.escape(transactionId),
-                                      query: (status ?? []).map { ("status", String($0)) },
-                                      isLookupByTransactionId: true),
+        try call(.getAllSubscriptionStatuses(transactionId: transactionId, status: status),
                  environment: environment, sandboxFallback: sandboxFallback)
     }
 
@@ -83,19 +73,14 @@ public final class AppStoreServerAPIClient {
     public func getRefundHistory(transactionId: String, revision: String? = nil,
                                  environment: AppStoreAPIEnvironment = .production,
                                  sandboxFallback: Bool = false) throws(AppStoreAPIError) -> AppStoreAPIResponse<RefundHistoryResponse> {
-        try call(AppStoreAPIOperation(name: "getRefundHistory", method: "GET",
-                                      path: "/inApps/v2/refund/lookup/" + AppStoreAPIOperation.escape(transactionId),
-                                      query: revision.map { [("revision", $0)] } ?? [],
-                                      isLookupByTransactionId: true),
+        try call(.getRefundHistory(transactionId: transactionId, revision: revision),
                  environment: environment, sandboxFallback: sandboxFallback)
     }
 
     /// [Get App Transaction Info](https://developer.apple.com/documentation/appstoreserverapi/get-app-transaction-info)
     public func getAppTransactionInfo(transactionId: String, environment: AppStoreAPIEnvironment = .production,
                                       sandboxFallback: Bool = false) throws(AppStoreAPIError) -> AppStoreAPIResponse<AppTransactionInfoResponse> {
-        try call(AppStoreAPIOperation(name: "getAppTransactionInfo", method: "GET",
-                                      path: "/inApps/v1/transactions/appTransactions/" + AppStoreAPIOperation.escape(transactionId),
-                                      isLookupByTransactionId: true),
+        try call(.getAppTransactionInfo(transactionId: transactionId),
                  environment: environment, sandboxFallback: sandboxFallback)
     }
 
@@ -106,25 +91,20 @@ public final class AppStoreServerAPIClient {
     /// [Get Notification History](https://developer.apple.com/documentation/appstoreserverapi/get-notification-history)
     public func getNotificationHistory(paginationToken: String? = nil, request: NotificationHistoryRequest,
                                        environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<NotificationHistoryResponse> {
-        try call(AppStoreAPIOperation(name: "getNotificationHistory", method: "POST",
-                                      path: "/inApps/v1/notifications/history",
-                                      query: paginationToken.map { [("paginationToken", $0)] } ?? [],
-                                      body: try Self.encode(request)),
+        try call(try .getNotificationHistory(paginationToken: paginationToken, request: request),
                  environment: environment, sandboxFallback: false)
     }
 
     /// [Request a Test Notification](https://developer.apple.com/documentation/appstoreserverapi/request-a-test-notification)
     public func requestTestNotification(environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<SendTestNotificationResponse> {
-        try call(AppStoreAPIOperation(name: "requestTestNotification", method: "POST",
-                                      path: "/inApps/v1/notifications/test"),
+        try call(.requestTestNotification(),
                  environment: environment, sandboxFallback: false)
     }
 
     /// [Get Test Notification Status](https://developer.apple.com/documentation/appstoreserverapi/get-test-notification-status)
     public func getTestNotificationStatus(testNotificationToken: String,
                                           environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<CheckTestNotificationResponse> {
-        try call(AppStoreAPIOperation(name: "getTestNotificationStatus", method: "GET",
-                                      path: "/inApps/v1/notifications/test/" + AppStoreAPIOperation.escape(testNotificationToken)),
+        try call(.getTestNotificationStatus(testNotificationToken: testNotificationToken),
                  environment: environment, sandboxFallback: false)
     }
 
@@ -132,35 +112,28 @@ public final class AppStoreServerAPIClient {
 
     /// [Look Up Order ID](https://developer.apple.com/documentation/appstoreserverapi/look-up-order-id)
     public func lookUpOrderId(orderId: String, environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<OrderLookupResponse> {
-        try call(AppStoreAPIOperation(name: "lookUpOrderId", method: "GET",
-                                      path: "/inApps/v1/lookup/" + AppStoreAPIOperation.escape(orderId)),
+        try call(.lookUpOrderId(orderId: orderId),
                  environment: environment, sandboxFallback: false)
     }
 
     /// [Extend a Subscription Renewal Date](https://developer.apple.com/documentation/appstoreserverapi/extend-a-subscription-renewal-date)
     public func extendSubscriptionRenewalDate(originalTransactionId: String, request: ExtendRenewalDateRequest,
                                               environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<ExtendRenewalDateResponse> {
-        try call(AppStoreAPIOperation(name: "extendSubscriptionRenewalDate", method: "PUT",
-                                      path: "/inApps/v1/subscriptions/extend/" + AppStoreAPIOperation.escape(originalTransactionId),
-                                      body: try Self.encode(request)),
+        try call(try .extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request: request),
                  environment: environment, sandboxFallback: false)
     }
 
     /// [Extend Subscription Renewal Dates for All Active Subscribers](https://developer.apple.com/documentation/appstoreserverapi/extend-subscription-renewal-dates-for-all-active-subscribers)
     public func extendRenewalDateForAllActiveSubscribers(request: MassExtendRenewalDateRequest,
                                                          environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<MassExtendRenewalDateResponse> {
-        try call(AppStoreAPIOperation(name: "extendRenewalDateForAllActiveSubscribers", method: "POST",
-                                      path: "/inApps/v1/subscriptions/extend/mass",
-                                      body: try Self.encode(request)),
+        try call(try .extendRenewalDateForAllActiveSubscribers(request: request),
                  environment: environment, sandboxFallback: false)
     }
 
     /// [Get Status of Subscription Renewal Date Extensions](https://developer.apple.com/documentation/appstoreserverapi/get-status-of-subscription-renewal-date-extensions)
     public func getStatusOfSubscriptionRenewalDateExtensions(requestIdentifier: String, productId: String,
                                                              environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<MassExtendRenewalDateStatusResponse> {
-        try call(AppStoreAPIOperation(name: "getStatusOfSubscriptionRenewalDateExtensions", method: "GET",
-                                      path: "/inApps/v1/subscriptions/extend/mass/" + AppStoreAPIOperation.escape(productId)
-                                        + "/" + AppStoreAPIOperation.escape(requestIdentifier)),
+        try call(.getStatusOfSubscriptionRenewalDateExtensions(requestIdentifier: requestIdentifier, productId: productId),
                  environment: environment, sandboxFallback: false)
     }
 
@@ -169,18 +142,14 @@ public final class AppStoreServerAPIClient {
     /// [Send Consumption Information](https://developer.apple.com/documentation/appstoreserverapi/send-consumption-information)
     public func sendConsumptionInformation(transactionId: String, request: ConsumptionRequest,
                                            environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<AppStoreAPINoContent> {
-        try call(AppStoreAPIOperation(name: "sendConsumptionInformation", method: "PUT",
-                                      path: "/inApps/v2/transactions/consumption/" + AppStoreAPIOperation.escape(transactionId),
-                                      body: try Self.encode(request)),
+        try call(try .sendConsumptionInformation(transactionId: transactionId, request: request),
                  environment: environment, sandboxFallback: false)
     }
 
     /// [Set App Account Token](https://developer.apple.com/documentation/appstoreserverapi/set-app-account-token)
     public func setAppAccountToken(originalTransactionId: String, request: UpdateAppAccountTokenRequest,
                                    environment: AppStoreAPIEnvironment = .production) throws(AppStoreAPIError) -> AppStoreAPIResponse<AppStoreAPINoContent> {
-        try call(AppStoreAPIOperation(name: "setAppAccountToken", method: "PUT",
-                                      path: "/inApps/v1/transactions/" + AppStoreAPIOperation.escape(originalTransactionId) + "/appAccountToken",
-                                      body: try Self.encode(request)),
+        try call(try .setAppAccountToken(originalTransactionId: originalTransactionId, request: request),
                  environment: environment, sandboxFallback: false)
     }
 
@@ -308,16 +277,5 @@ public final class AppStoreServerAPIClient {
     static func retryAfter(_ value: String?) -> Duration? {
         guard let value, let seconds = Int64(String(value.filter { $0 != " " && $0 != "\t" })), seconds >= 0 else { return nil }
         return .seconds(seconds)
-    }
-
-    private static func encode(_ value: some Encodable) throws(AppStoreAPIError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(value))
-        } catch {
-            throw AppStoreAPIError(kind: .invalidRequest, code: "InvalidRequest",
-                                   reason: "the request body cannot be encoded: \(error)", isRetryable: false)
-        }
     }
 }

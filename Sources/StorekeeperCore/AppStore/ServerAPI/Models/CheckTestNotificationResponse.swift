@@ -6,4 +6,9 @@ import FoundationEssentials
 public struct CheckTestNotificationResponse: Codable, Sendable, Equatable {
     public var signedPayload: String?
     public var sendAttempts: [SendAttemptItem]?
+
+    public init(signedPayload: String? = nil, sendAttempts: [SendAttemptItem]? = nil) {
+        self.signedPayload = signedPayload
+        self.sendAttempts = sendAttempts
+    }
 }
