@@ -19,6 +19,14 @@ public enum AppStoreAPIToken {
         public var exp: Int64
         public var aud: String
         public var bid: String
+
+        public init(iss: String, iat: Int64, exp: Int64, aud: String, bid: String) {
+            self.iss = iss
+            self.iat = iat
+            self.exp = exp
+            self.aud = aud
+            self.bid = bid
+        }
     }
 
     public static func make(credentials: AppStoreAPICredentials, issuedAt: Date,
