@@ -63,8 +63,11 @@ final class RecordingGate: AppStoreAPIRequestGate {
     static let key: ECPrivateKey = {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fixtures/pki/appstore-api-key.p8").path
-        // The committed test key; a missing fixture is a broken checkout.
-        return try! ECPrivateKey(pem: String(contentsOfFile: path, encoding: .utf8))
+        // The committed test key: a missing fixture is a broken checkout, not outside data.
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8), let key = try? ECPrivateKey(pem: pem) else {
+            preconditionFailure("Tests/Fixtures/pki/appstore-api-key.p8 is missing")
+        }
+        return key
     }()
 
     static let credentials = AppStoreAPICredentials(keyId: "TESTKEY123", issuerId: "57246542-96fe-1a63-e053-0824d011072a",

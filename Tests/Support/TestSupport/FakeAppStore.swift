@@ -74,6 +74,11 @@ public final class FakeAppStore: @unchecked Sendable {
         _ = try control("POST", "/control/faults", json: ["faults": faults])
     }
 
+    /// Drops the faults no request has taken yet.
+    public func clearFaults() throws {
+        _ = try control("POST", "/control/faults/clear")
+    }
+
     /// Every API request received since the start (or the last `clearLog()`).
     public func requests() throws -> [[String: Any]] {
         let answer = try control("GET", "/control/log")

@@ -35,6 +35,7 @@ Control (no token):
   POST /control/faults    {"faults": [{"kind": "status", "status": 429, "retryAfter": 2,
                            "errorCode": 4290000} | {"kind": "hang", "seconds": 5} |
                            {"kind": "drop"}, ...]}  the next API requests take these in turn
+  POST /control/faults/clear  drops the faults not yet used
   GET  /control/log       {"requests": [{method, environment, path, query, body, status, auth}]}
   POST /control/log/clear
   POST /control/scenario  replaces the scenario
@@ -436,6 +437,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with store.lock:
                 store.faults.extend(faults)
             return self.answer(200, {"queued": len(faults)})
+        if path == "/control/faults/clear" and method == "POST":
+            with store.lock:
+                store.faults.clear()
+            return self.answer(200, {"cleared": True})
         if path == "/control/scenario" and method == "POST":
             with store.lock:
                 store.load(json.loads(raw_body))
