@@ -1,6 +1,9 @@
 /// Apple's documented App Store Server API error codes, with Apple's names and whether Apple
 /// says the same request may succeed later.
 ///
+/// Any 5xx answer is retried whatever its code (`AppStoreAPIError.isRetryable`), so
+/// GeneralInternalError (5000000), which Apple does not call retryable, is still retried.
+///
 /// Retention Messaging and Advanced Commerce codes are not listed: Storekeeper does not call
 /// those APIs. An unlisted code still surfaces, as `AppStoreAPIError.errorCode`.
 ///
@@ -73,7 +76,7 @@ public enum AppStoreAPIErrorCode {
         Entry(code: 4040010, name: "TransactionIdNotFoundError", isRetryable: false),
         Entry(code: 4040019, name: "AppTransactionDoesNotExistError", isRetryable: false),
         Entry(code: 4290000, name: "RateLimitExceededError", isRetryable: true),
-        Entry(code: 5000000, name: "GeneralInternalError", isRetryable: true),
+        Entry(code: 5000000, name: "GeneralInternalError", isRetryable: false),
         Entry(code: 5000001, name: "GeneralInternalRetryableError", isRetryable: true),
     ]
 
