@@ -23,7 +23,7 @@ import TestSupport
 
     static func run(_ function: String, _ request: [String: Any], _ environment: [String: String]) throws -> (json: [String: Any], exitCode: Int32, stderr: String) {
         let result = try FunctionBinary(name: function).run(stdin: try JSONSerialization.data(withJSONObject: request), environment: environment)
-        let json = (try? JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]) ?? [:]
+        let json = (try? JSONSerialization.jsonObject(with: result.stdout)) as? [String: Any]
         return (json ?? [:], result.exitCode, result.stderrText)
     }
 
@@ -45,6 +45,20 @@ import TestSupport
         #expect(transactions.compactMap { $0["transactionId"] as? String } == (1...5).map { "100000000\($0)" })
         #expect(transactions.allSatisfy { $0["verificationError"] == nil && $0["bundleId"] as? String == FakeAppStore.bundleId })
         #expect(try fake.requests().count == 3)
+    }
+
+    @Test func aSignedFieldThatFailsVerificationSaysWhyAndTheRestStillAnswers() throws {
+        let fake = try FakeAppStore.start()
+        defer { fake.stop() }
+        let otherRoot = FakeAppStore.repositoryRoot.appendingPathComponent("Tests/Fixtures/pki/other-root.pem").path
+        let answer = try Self.run("app-store-api", ["operation": "getTransactionInfo", "transactionId": "1000000001", "decode": true],
+                                  Self.environment(fake, ["APPSTORE_ROOT_CERTS": otherRoot]))
+        #expect(answer.exitCode == 0)
+        let response = try #require(answer.json["response"] as? [String: Any])
+        #expect(response["signedTransactionInfo"] is String)
+        let decoded = try #require(response["transactionInfo"] as? [String: Any])
+        #expect((decoded["verificationError"] as? [String: Any])?["code"] as? String == "INVALID_CERTIFICATE")
+        #expect(decoded["transactionId"] == nil)
     }
 
     @Test func statusesAndNotificationHistoryDecodeNestedSignedFields() throws {
