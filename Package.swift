@@ -14,6 +14,8 @@ let functionNames = [
     "process-notifications",
     "get-entitlements",
     "ingest-transaction",
+    "app-store-api",
+    "test-notification",
     "siwa-start",
     "siwa-callback",
     "siwa-native",
