@@ -16,6 +16,8 @@ let functionNames = [
     "ingest-transaction",
     "app-store-api",
     "test-notification",
+    "reconcile",
+    "recover-notifications",
     "siwa-start",
     "siwa-callback",
     "siwa-native",

@@ -39,8 +39,15 @@ public final class Reconciler {
         self.clock = clock
     }
 
-    /// Walks `selection` until done or until `deadline`. `restart` drops a saved cursor.
-    public func run(_ selection: ReconciliationSelection, deadline: Date, restart: Bool = false) throws -> ReconciliationReport {
+    /// After this many subscribers in a row without an answer, Apple is taken to be down: the
+    /// run stops, and the next one resumes at the first of them.
+    public static let unavailableStreakLimit = 5
+
+    /// Walks `selection` until done or until `outOfTime()` says so (asked before each
+    /// subscriber; the budget is measured by the caller's monotonic clock, not by `clock`,
+    /// which tests may stop). `restart` drops a saved cursor.
+    public func run(_ selection: ReconciliationSelection, restart: Bool = false,
+                    outOfTime: () -> Bool) throws -> ReconciliationReport {
         let cursorKey = StoreKeys.reconciliationCursor(selection: selection.cursorName)
         let now = clock.now()
         var report = ReconciliationReport(selection: selection.cursorName)
@@ -56,35 +63,51 @@ public final class Reconciler {
         report.resumedAfter = cursor?.after
         report.total = remaining.count
 
+        var unavailableStreak = 0
         for originalTransactionId in remaining {
-            if clock.now() >= deadline {
+            if outOfTime() {
                 report.outOfTime = true
                 break
             }
-            reconcile(originalTransactionId, into: &report)
+            let answered = try reconcile(originalTransactionId, into: &report)
             report.done += 1
+            progress?(report.done, report.total)
+            guard answered else {
+                // The cursor stays before this subscriber: a run that stops here asks again.
+                unavailableStreak += 1
+                if unavailableStreak >= Self.unavailableStreakLimit {
+                    report.stoppedBy = "apple_unavailable"
+                    break
+                }
+                continue
+            }
+            unavailableStreak = 0
             let saved = ReconciliationCursor(after: originalTransactionId, startedAt: startedAt)
             try store.set(cursorKey, Self.encode(saved), expiresIn: ReconciliationCursor.lifetime)
-            progress?(report.done, report.total)
         }
-        if !report.outOfTime {
+        if !report.outOfTime && report.stoppedBy == nil {
             // A finished walk: the next run starts from the beginning.
             _ = try store.delete(cursorKey)
         }
         return report
     }
 
-    /// One subscriber: ask, verify, apply, compare. Failures are counted, never thrown, so one
-    /// bad answer does not stop the walk; only the store failing stops it (nothing could be
-    /// saved anyway).
-    private func reconcile(_ originalTransactionId: String, into report: inout ReconciliationReport) {
+    /// One subscriber: ask, verify, apply, compare. False when Apple gave no answer (nothing
+    /// was changed). Other failures are counted, never thrown, so one bad answer does not stop
+    /// the walk; a refused API key stops it (every request would fail the same way), and so
+    /// does the store failing (nothing could be saved anyway).
+    private func reconcile(_ originalTransactionId: String, into report: inout ReconciliationReport) throws -> Bool {
         report.asked += 1
         let answer: [AppleSubscriptionState]
         do {
             answer = try lookup.latestTransactions(of: originalTransactionId)
         } catch {
-            report.count(failure: error.kind == .notFound ? "notFound" : error.code)
-            return
+            switch error.kind {
+            case .misconfigured: throw error
+            case .notFound: report.count(failure: "notFound")
+            case .unavailable, .rejected: report.count(failure: error.code)
+            }
+            return error.kind != .unavailable
         }
         let now = clock.now()
         var changed = false
@@ -104,6 +127,7 @@ public final class Reconciler {
             }
         }
         if !changed { report.unchanged += 1 }
+        return true
     }
 
     /// Applies one of Apple's answers; the correction when the status it implies differs from

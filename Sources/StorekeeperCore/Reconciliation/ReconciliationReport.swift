@@ -20,6 +20,9 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
     public var rateLimitedWaits = 0
     /// The time budget ran out; the next run resumes at the cursor.
     public var outOfTime = false
+    /// Why the walk stopped early, when it did: "apple_unavailable" after several subscribers
+    /// in a row got no answer. The next run resumes at the first of them.
+    public var stoppedBy: String?
 
     public init(selection: String) {
         self.selection = selection

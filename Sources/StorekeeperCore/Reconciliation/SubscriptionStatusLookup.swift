@@ -32,8 +32,10 @@ public struct SubscriptionStatusLookupFailure: Error, Sendable, CustomStringConv
         case unavailable
         /// Apple does not know the transaction (in any accepted environment).
         case notFound
-        /// Any other refusal (bad key, bad request): a configuration problem, not a lost answer.
+        /// A refusal about this subscriber (a malformed id): counted, the walk goes on.
         case rejected
+        /// Apple refused the API key itself: every request would fail, so the run stops.
+        case misconfigured
     }
 
     public var kind: Kind

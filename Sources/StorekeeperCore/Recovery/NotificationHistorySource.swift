@@ -2,28 +2,7 @@
 /// production through the App Store Server API client. A port, like `SubscriptionStatusLookup`.
 public protocol NotificationHistorySource {
     /// One page of the history for `query`, continuing at `paginationToken` (nil: the first page).
-    func page(_ query: NotificationHistoryQuery, paginationToken: String?) throws(NotificationHistoryFailure) -> NotificationHistoryPage
-}
-
-/// What the operator asks to recover: Apple's NotificationHistoryRequest fields.
-public struct NotificationHistoryQuery: Codable, Sendable, Equatable {
-    /// Milliseconds since 1970; Apple keeps 180 days.
-    public var startDate: Int64
-    public var endDate: Int64
-    public var notificationType: String?
-    public var notificationSubtype: String?
-    public var transactionId: String?
-    public var onlyFailures: Bool?
-
-    public init(startDate: Int64, endDate: Int64, notificationType: String? = nil, notificationSubtype: String? = nil,
-                transactionId: String? = nil, onlyFailures: Bool? = nil) {
-        self.startDate = startDate
-        self.endDate = endDate
-        self.notificationType = notificationType
-        self.notificationSubtype = notificationSubtype
-        self.transactionId = transactionId
-        self.onlyFailures = onlyFailures
-    }
+    func page(_ query: NotificationHistoryRequest, paginationToken: String?) throws(NotificationHistoryFailure) -> NotificationHistoryPage
 }
 
 /// One page of Get Notification History.

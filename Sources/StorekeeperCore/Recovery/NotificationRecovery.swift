@@ -28,9 +28,11 @@ public final class NotificationRecovery {
         var startedAt: Int64
     }
 
-    /// Reads pages until the end or `deadline`. Throws when the store fails or Apple refuses
-    /// a page (after the client's retries); the cursor keeps what was done.
-    public func run(_ query: NotificationHistoryQuery, deadline: Date, restart: Bool = false) throws -> RecoveryReport {
+    /// Reads pages until the end or until `outOfTime()` says so (asked before each page).
+    /// Throws when the store fails or Apple refuses a page (after the client's retries); the
+    /// cursor keeps what was done.
+    public func run(_ query: NotificationHistoryRequest, restart: Bool = false,
+                    outOfTime: () -> Bool) throws -> RecoveryReport {
         let cursorKey = StoreKeys.recoveryCursor(requestDigest: Self.digest(query))
         var report = RecoveryReport()
         var token: String?
@@ -44,7 +46,7 @@ public final class NotificationRecovery {
             report.resumed = true
         }
         while true {
-            if clock.now() >= deadline {
+            if outOfTime() {
                 report.outOfTime = true
                 return report
             }
@@ -96,7 +98,7 @@ public final class NotificationRecovery {
     }
 
     /// The cursor's name: the same question resumes, a different one starts afresh.
-    static func digest(_ query: NotificationHistoryQuery) -> String {
+    static func digest(_ query: NotificationHistoryRequest) -> String {
         let encoded = Reconciler.encode(query)
         return String(Hex.encode(Digest.sha256(encoded)).prefix(32))
     }

@@ -22,8 +22,10 @@ public struct RecoveryReport: Codable, Sendable, Equatable {
 
     public init() {}
 
-    /// One line per first-attempt result seen, saying what it means.
+    /// One line per first-attempt result seen, saying what it means for the operator.
     public var explanations: [String: String] {
-        Dictionary(uniqueKeysWithValues: firstSendAttemptResults.keys.map { ($0, SendAttemptExplanation.explain($0)) })
+        Dictionary(uniqueKeysWithValues: firstSendAttemptResults.keys.map {
+            ($0, SendAttemptResult.hint(forRaw: $0) ?? "delivered: your server answered 200 at the first attempt")
+        })
     }
 }

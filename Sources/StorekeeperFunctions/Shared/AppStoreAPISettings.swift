@@ -78,10 +78,14 @@ struct AppStoreAPISettings {
         verification = environment.optional("APPSTORE_ROOT_CERTS") == nil ? nil : try AppStoreSettings(environment: environment)
     }
 
-    func makeClient(context: FunctionContext, timing: any AppStoreAPIRetryTiming = SystemRetryTiming()) throws -> AppStoreServerAPIClient {
+    func makeClient(context: FunctionContext, timing: any AppStoreAPIRetryTiming = SystemRetryTiming(),
+                    gate: any AppStoreAPIRequestGate = OpenRequestGate()) throws -> AppStoreServerAPIClient {
         AppStoreServerAPIClient(credentials: credentials, http: try context.adapters.http(), baseURLs: baseURLs,
-                                clock: context.clock, retryPolicy: retryPolicy, timing: timing)
+                                clock: context.clock, retryPolicy: retryPolicy, timing: timing, gate: gate)
     }
+
+    /// Lookups by transaction id ask the sandbox when production does not know the id.
+    var sandboxFallback: Bool { acceptedEnvironments.contains("Sandbox") }
 
     /// The environment named in a request ("Production" when absent).
     static func environment(_ name: String?) throws -> AppStoreAPIEnvironment {

@@ -111,7 +111,7 @@ public final class TestNotificationFunction: FunctionHandler {
             if let date = attempt.attemptDate { item["attemptDate"] = .number(Double(date)) }
             let result = attempt.rawSendAttemptResult ?? "OTHER"
             item["sendAttemptResult"] = .string(result)
-            if let hint = SendAttemptHint.hint(result) { item["hint"] = .string(hint) }
+            if let hint = SendAttemptResult.hint(forRaw: result) { item["hint"] = .string(hint) }
             items.append(.object(item))
         }
         try answer.add("sendAttempts", encoding: JSONValue.array(items))

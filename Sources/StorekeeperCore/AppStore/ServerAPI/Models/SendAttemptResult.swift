@@ -6,7 +6,10 @@ import FoundationEssentials
 public enum SendAttemptResult: String, Codable, Sendable, Hashable, CaseIterable {
     case success = "SUCCESS"
     case timedOut = "TIMED_OUT"
+    /// The name in the WWDC 2022 session and early answers.
     case sslIssue = "SSL_ISSUE"
+    /// The name in Apple's current documentation and server libraries.
+    case tlsIssue = "TLS_ISSUE"
     case circularRedirect = "CIRCULAR_REDIRECT"
     case noResponse = "NO_RESPONSE"
     case socketIssue = "SOCKET_ISSUE"

@@ -1,0 +1,122 @@
+import FoundationEssentials
+import StorekeeperCore
+
+/// The App Store Server API client seen through the ports reconciliation and recovery use:
+/// they decide, the client asks Apple.
+
+/// Get All Subscription Statuses as a `SubscriptionStatusLookup`.
+final class APIStatusLookup: SubscriptionStatusLookup {
+    private let client: AppStoreServerAPIClient
+    private let sandboxFallback: Bool
+
+    init(client: AppStoreServerAPIClient, sandboxFallback: Bool) {
+        self.client = client
+        self.sandboxFallback = sandboxFallback
+    }
+
+    func latestTransactions(of originalTransactionId: String) throws(SubscriptionStatusLookupFailure) -> [AppleSubscriptionState] {
+        let response: AppStoreAPIResponse<StatusResponse>
+        do {
+            response = try client.getAllSubscriptionStatuses(transactionId: originalTransactionId, sandboxFallback: sandboxFallback)
+        } catch {
+            throw error.lookupFailure
+        }
+        return (response.value.data ?? []).flatMap { group in
+            (group.lastTransactions ?? []).map { item in
+                AppleSubscriptionState(
+                    originalTransactionId: item.originalTransactionId ?? originalTransactionId,
+                    status: item.rawStatus.map(Int.init),
+                    signedTransactionInfo: item.signedTransactionInfo,
+                    signedRenewalInfo: item.signedRenewalInfo)
+            }
+        }
+    }
+}
+
+/// Get Notification History as a `NotificationHistorySource`.
+final class APINotificationHistory: NotificationHistorySource {
+    private let client: AppStoreServerAPIClient
+    private let environment: AppStoreAPIEnvironment
+
+    init(client: AppStoreServerAPIClient, environment: AppStoreAPIEnvironment) {
+        self.client = client
+        self.environment = environment
+    }
+
+    func page(_ query: NotificationHistoryRequest, paginationToken: String?) throws(NotificationHistoryFailure) -> NotificationHistoryPage {
+        let response: AppStoreAPIResponse<NotificationHistoryResponse>
+        do {
+            response = try client.getNotificationHistory(paginationToken: paginationToken, request: query, environment: environment)
+        } catch {
+            throw NotificationHistoryFailure(code: error.code, reason: error.reason, retryable: error.isRetryable)
+        }
+        let items = (response.value.notificationHistory ?? []).compactMap { item -> NotificationHistoryPage.Item? in
+            guard let payload = item.signedPayload else { return nil }
+            return NotificationHistoryPage.Item(
+                signedPayload: payload,
+                sendAttemptResults: (item.sendAttempts ?? []).compactMap(\.rawSendAttemptResult))
+        }
+        return NotificationHistoryPage(items: items, paginationToken: response.value.paginationToken,
+                                       hasMore: response.value.hasMore ?? false)
+    }
+}
+
+extension AppStoreAPIError {
+    /// How reconciliation treats a failed lookup.
+    var lookupFailure: SubscriptionStatusLookupFailure {
+        if kind == .unauthorized {
+            return SubscriptionStatusLookupFailure(.misconfigured, code: code, reason: reason)
+        }
+        if isRetryable || kind == .transport || kind == .deadlineExceeded {
+            return SubscriptionStatusLookupFailure(.unavailable, code: code, reason: reason)
+        }
+        if httpStatus == 404 {
+            return SubscriptionStatusLookupFailure(.notFound, code: code, reason: reason)
+        }
+        return SubscriptionStatusLookupFailure(.rejected, code: code, reason: reason)
+    }
+}
+
+/// The shared token bucket as the client's gate: before every attempt, wait for a token that
+/// every process draws from; on every Retry-After, hold every process back. Waits past the
+/// run's deadline are refused with a retryable error instead of sleeping through the budget.
+///
+/// Time here is the wall clock, always: requests are paced in real seconds even when the
+/// function's clock is pinned (STOREKEEPER_NOW) for verification.
+final class SharedRateLimitGate: AppStoreAPIRequestGate {
+    private let limiter: SharedRateLimiter
+    private let timing: any AppStoreAPIRetryTiming
+    private let deadline: Duration
+    private let wallClock = SystemClock()
+    private(set) var waits = 0
+
+    /// `deadline` is on `timing`'s monotonic clock.
+    init(limiter: SharedRateLimiter, timing: any AppStoreAPIRetryTiming, deadline: Duration) {
+        self.limiter = limiter
+        self.timing = timing
+        self.deadline = deadline
+    }
+
+    func willSend(_ attempt: AppStoreAPIAttempt) throws(AppStoreAPIError) {
+        while true {
+            let decision: SharedRateLimiter.Decision
+            do {
+                decision = try limiter.tryAcquire(now: wallClock.now())
+            } catch {
+                throw AppStoreAPIError(kind: .transport, code: error.code, reason: "rate limit store: \(error.reason)", isRetryable: true)
+            }
+            guard case .wait(let delay) = decision else { return }
+            guard timing.now() + delay < deadline else {
+                throw AppStoreAPIError(kind: .deadlineExceeded, code: "RateLimitWaitPastBudget",
+                                       reason: "the shared rate limit would wait past this run's time budget", isRetryable: true)
+            }
+            waits += 1
+            timing.sleep(for: delay)
+        }
+    }
+
+    func didReceiveRetryAfter(_ delay: Duration, for attempt: AppStoreAPIAttempt) {
+        // Best effort: if the store cannot take it, this process still waits (the client does).
+        try? limiter.holdBack(for: delay, now: wallClock.now())
+    }
+}
