@@ -36,13 +36,13 @@ public struct AppReceipt: Sendable, Equatable {
     public var originalAppVersion: String?
     /// Volume purchase receipts only.
     public var expirationDate: Date?
-    /// Every in-app purchase record, in the payload's order.
+    /// Every in-app purchase record, in the payload's order (a DER SET: sorted by encoding,
+    /// which means nothing; sort by date where order matters).
     public var inAppPurchases: [InAppPurchaseReceipt]
 
-    /// The original transaction ids the receipt names, each once, in order of first appearance:
-    /// what the move to the App Store Server API starts from.
+    /// The original transaction ids the receipt names, each once, sorted: what the move to
+    /// the App Store Server API starts from.
     public var originalTransactionIds: [String] {
-        var seen: Set<String> = []
-        return inAppPurchases.compactMap { seen.insert($0.originalTransactionId).inserted ? $0.originalTransactionId : nil }
+        Set(inAppPurchases.map(\.originalTransactionId)).sorted()
     }
 }
