@@ -14,6 +14,7 @@ let functionNames = [
     "process-notifications",
     "get-entitlements",
     "ingest-transaction",
+    "migrate-receipt",
 ]
 
 let package = Package(
