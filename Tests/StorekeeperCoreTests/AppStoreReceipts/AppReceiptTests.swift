@@ -109,3 +109,37 @@ struct AppReceiptTests {
         #expect(ReceiptDate.parse(text) == nil)
     }
 }
+
+@Suite("Receipt payload reader: duplicates and unknown attributes")
+struct AppReceiptAttributeTests {
+    /// DER of one ReceiptAttribute with a short value.
+    static func attribute(_ type: UInt8, _ value: [UInt8]) -> [UInt8] {
+        let body: [UInt8] = [0x02, 0x01, type, 0x02, 0x01, 0x01, 0x04, UInt8(value.count)] + value
+        return [0x30, UInt8(body.count)] + body
+    }
+
+    static func set(_ attributes: [[UInt8]]) -> [UInt8] {
+        let body = attributes.flatMap { $0 }
+        // DER: the short length form below 128 (the long one would be refused as non-minimal).
+        return (body.count < 0x80 ? [0x31, UInt8(body.count)] : [0x31, 0x81, UInt8(body.count)]) + body
+    }
+
+    static let bundle = attribute(2, [0x0C, 0x03] + Array("app".utf8))
+    static let created = attribute(12, [0x16, 0x14] + Array("2026-05-31T12:00:00Z".utf8))
+
+    @Test func unknownAttributesAreSkipped() throws {
+        let receipt = try AppReceipt(payload: Self.set([Self.bundle, Self.attribute(99, [0xFF, 0x00]), Self.created]))
+        #expect(receipt.bundleId == "app")
+        #expect(receipt.receiptType == nil)
+    }
+
+    @Test func aDocumentedAttributeTwiceIsRefused() {
+        let error = #expect(throws: ReceiptError.self) { try AppReceipt(payload: Self.set([Self.bundle, Self.bundle, Self.created])) }
+        #expect(error?.reason.contains("twice") == true)
+    }
+
+    @Test func aStringAttributeOfTheWrongTypeIsRefused() {
+        let integerBundle = Self.attribute(2, [0x02, 0x01, 0x05])
+        #expect(throws: ReceiptError.self) { try AppReceipt(payload: Self.set([integerBundle, Self.created])) }
+    }
+}

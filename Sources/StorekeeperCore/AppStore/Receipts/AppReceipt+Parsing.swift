@@ -114,7 +114,8 @@ extension InAppPurchaseReceipt {
         var seen: Set<Int64> = []
         for attribute in try AppReceipt.attributes(record, what) {
             let type = attribute.type
-            guard (Field.quantity...Field.promotionalOfferId).contains(type) else { continue }
+            // Undocumented types (1707, 1710, 1714...) are skipped; a documented one twice is refused.
+            guard Field.all.contains(type) else { continue }
             guard seen.insert(type).inserted else { throw .format("\(what): attribute \(type) appears twice") }
             switch type {
             case Field.quantity: quantity = try attribute.integer()

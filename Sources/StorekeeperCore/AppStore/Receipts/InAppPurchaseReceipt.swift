@@ -20,6 +20,9 @@ public struct InAppPurchaseReceipt: Sendable, Equatable {
         static let isTrialPeriod: Int64 = 1713
         static let isInIntroOfferPeriod: Int64 = 1719
         static let promotionalOfferId: Int64 = 1721
+        static let all: Set<Int64> = [quantity, productId, transactionId, purchaseDate, originalTransactionId,
+                                      originalPurchaseDate, expiresDate, webOrderLineItemId, cancellationDate,
+                                      isTrialPeriod, isInIntroOfferPeriod, promotionalOfferId]
     }
 
     public var quantity: Int64
