@@ -21,7 +21,7 @@ help:
 	@echo "make test   - the whole test suite (unit, adapters, black-box binaries, ldd check, short fuzz runs)"
 	@echo "make bench  - release build, then figures: process time, batch time per JWS, peak memory, floors"
 	@echo "make fuzz   - run each libFuzzer target (FUZZ_SECONDS=60 each by default)"
-	@echo "make pki    - regenerate the test PKI under $(PKI)"
+	@echo "make pki    - regenerate the test PKI under $(PKI) and the test receipts under Tests/Fixtures/receipts"
 	@echo "make apple-roots - download Apple's root certificates into var/apple-roots (needs internet)"
 	@echo "make deps   - install the Debian packages the project needs"
 
@@ -74,6 +74,7 @@ fuzz-ci: deps
 # seeds are made again from the new PKI.
 pki: build
 	$(PKI)/make-pki.sh
+	Tests/Fixtures/receipts/make-receipts.sh
 	BIN=$$($(SWIFT) build --show-bin-path) Tests/Fixtures/make-examples.sh
 	fuzz/make-seeds.sh
 

@@ -18,6 +18,7 @@ let functionNames = [
     "test-notification",
     "reconcile",
     "recover-notifications",
+    "migrate-receipt",
     "siwa-start",
     "siwa-callback",
     "siwa-native",

@@ -210,3 +210,6 @@ cgi delete.cgi DELETE /fuzz '' '' '' '' ''
 for target in jws-verify front-doors cgi verify-signed-data; do
     echo "$CORPUS/$target: $(find "$CORPUS/$target" -type f | wc -l) seeds"
 done
+
+# --- receipt-reader: the test receipts (deterministic RSA signatures) ------------------------
+fuzz/make-receipt-seeds.sh

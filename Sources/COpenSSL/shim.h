@@ -18,6 +18,7 @@
 #include <openssl/params.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
+#include <openssl/pkcs7.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>
@@ -51,6 +52,12 @@ static inline void shim_sk_X509_free(STACK_OF(X509) *stack) {
 /// Frees the stack and drops one reference on every certificate in it.
 static inline void shim_sk_X509_pop_free(STACK_OF(X509) *stack) {
     sk_X509_pop_free(stack, X509_free);
+}
+
+// MARK: STACK_OF(PKCS7_SIGNER_INFO)
+
+static inline int shim_sk_PKCS7_SIGNER_INFO_num(const STACK_OF(PKCS7_SIGNER_INFO) *stack) {
+    return sk_PKCS7_SIGNER_INFO_num(stack);
 }
 
 // MARK: STACK_OF(OPENSSL_STRING) (as returned by X509_get1_ocsp)

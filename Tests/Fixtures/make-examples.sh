@@ -167,3 +167,6 @@ jq -n '{
   environment: {SIMULATE_PKI_DIR: "Tests/Fixtures/pki"},
   request: {sign: "receipt", payload: {}}, response: {error: {code: "invalid_request", message: "sign must be one of notification, transaction, renewalInfo, appTransaction"}}, exitCode: 65}' > "$sim/unknown-kind.json"
 echo "examples written to $out and $sim"
+
+# migrate-receipt: from the test receipts (Tests/Fixtures/receipts).
+Tests/Fixtures/receipts/make-receipt-examples.sh

@@ -53,6 +53,8 @@ struct FuzzRegressionTests {
             #expect(outcome.hasPrefix("accepted"), "\(input.path): \(outcome); rerun fuzz/make-seeds.sh")
         case .verifySignedData:
             #expect(outcome == "exit 0", "\(input.path): \(outcome); rerun fuzz/make-seeds.sh")
+        case .receiptReader:
+            #expect(outcome.hasPrefix("verified"), "\(input.path): \(outcome); rerun fuzz/make-seeds.sh")
         case .frontDoors, .cgi:
             #expect(outcome.contains("exit 0"), "\(input.path): \(outcome)")
         }

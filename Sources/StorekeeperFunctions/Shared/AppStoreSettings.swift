@@ -33,16 +33,7 @@ struct AppStoreSettings {
     init(environment: EnvironmentVariables) throws {
         let bundleId = try environment.required("APPSTORE_BUNDLE_ID")
 
-        let accepted = Set(
-            (environment.optional("APPSTORE_ENVIRONMENT") ?? "Production,Sandbox")
-                .split(separator: ",")
-                .map { $0.trimmedOfSpaces }
-                .filter { !$0.isEmpty }
-        )
-        let unknown = accepted.subtracting(Self.knownEnvironments)
-        guard unknown.isEmpty, !accepted.isEmpty else {
-            throw FunctionError.configuration("APPSTORE_ENVIRONMENT names unknown environments: \(unknown.sorted().joined(separator: ", ")); use Production, Sandbox, Xcode, LocalTesting")
-        }
+        let accepted = try Self.acceptedEnvironments(environment)
 
         var appAppleId: Int64?
         if let text = environment.optional("APPSTORE_APP_APPLE_ID") {
@@ -87,6 +78,22 @@ struct AppStoreSettings {
 }
 
 extension AppStoreSettings {
+    /// `APPSTORE_ENVIRONMENT`: the accepted environments (default Production,Sandbox), each
+    /// one Apple knows; anything else is a configuration error.
+    static func acceptedEnvironments(_ environment: EnvironmentVariables) throws -> Set<String> {
+        let accepted = Set(
+            (environment.optional("APPSTORE_ENVIRONMENT") ?? "Production,Sandbox")
+                .split(separator: ",")
+                .map { $0.trimmedOfSpaces }
+                .filter { !$0.isEmpty }
+        )
+        let unknown = accepted.subtracting(knownEnvironments)
+        guard unknown.isEmpty, !accepted.isEmpty else {
+            throw FunctionError.configuration("APPSTORE_ENVIRONMENT names unknown environments: \(unknown.sorted().joined(separator: ", ")); use Production, Sandbox, Xcode, LocalTesting")
+        }
+        return accepted
+    }
+
     /// The verifier with its caches and online checks wired to this process's adapters:
     /// proven chains and OCSP answers are shared through the store, OCSP goes over HTTP.
     func makeVerifier(adapters: Adapters) -> SignedDataVerifier {

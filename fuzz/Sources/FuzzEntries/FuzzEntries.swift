@@ -35,6 +35,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case cgi
     /// Input: stdin of `verify-signed-data`, configured with the test PKI.
     case verifySignedData = "verify-signed-data"
+    /// Input: a legacy app receipt (DER PKCS#7), read and verified with the test receipt PKI,
+    /// and the same bytes read as a bare receipt payload (see `FuzzReceiptReader`).
+    case receiptReader = "receipt-reader"
 
     /// Runs one input; returns a one-line summary of what happened (the replay test checks
     /// the valid seeds with it). Whatever the input, it must not crash, hang or leak; a thrown
@@ -45,6 +48,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .frontDoors: try FuzzFrontDoors.run(input)
         case .cgi: try FuzzFrontDoors.runCGI(input)
         case .verifySignedData: try FuzzVerifySignedData.run(input)
+        case .receiptReader: try FuzzReceiptReader.run(input)
         }
     }
 
@@ -280,6 +284,62 @@ enum FuzzVerifySignedData {
         }
         try FuzzChecks.streamAnswer(result, exitCodes: [0, 65, 75])
         return "exit \(result.exitCode)"
+    }
+}
+
+// MARK: - receipt-reader
+
+enum FuzzReceiptReader {
+    /// The legacy receipt PKI's root (Tests/Fixtures/receipts, next to Tests/Fixtures/pki).
+    static let root: Result<Certificate, FuzzSetupError> = FuzzFixtures.pkiDirectory.flatMap { directory in
+        let path = directory + "/../receipts/pki/receipt-root.pem"
+        do {
+            guard let certificate = try Certificate.load(path: path).first else {
+                return .failure(FuzzSetupError(description: "\(path) holds no certificate"))
+            }
+            return .success(certificate)
+        } catch {
+            return .failure(FuzzSetupError(description: "\(path): \(error)"))
+        }
+    }
+
+    /// The input as a whole receipt (PKCS#7 container, payload, signature, chain at the
+    /// creation date, bundle id, environment), twice, then as a bare payload. A receipt that
+    /// verifies must be this app's, from an accepted environment; the container's content
+    /// must read the same way on its own; both readings of the same bytes must agree.
+    static func run(_ input: [UInt8]) throws -> String {
+        let verifier = ReceiptVerifier(configuration: .init(
+            trustAnchors: TrustAnchors([try root.get()]), bundleId: FuzzFixtures.bundleId,
+            acceptedEnvironments: ["Production", "Sandbox"]))
+        let first = outcome(verifier, input)
+        let second = outcome(verifier, input)
+        guard first == second else { throw FuzzFinding("the same receipt read twice gave \"\(first)\" then \"\(second)\"") }
+        if case .success(let reading) = Result(catching: { try verifier.read(der: input) }) {
+            if case .success(let verification) = reading.verification {
+                guard reading.receipt.bundleId == FuzzFixtures.bundleId, ["Production", "Sandbox"].contains(verification.environment) else {
+                    throw FuzzFinding("verified a receipt of \(reading.receipt.bundleId) in \(verification.environment)")
+                }
+            }
+            let content = try PKCS7SignedData(der: input).content
+            guard (try? AppReceipt(payload: content)) == reading.receipt else {
+                throw FuzzFinding("the container's content read alone differs from the receipt read through the container")
+            }
+        }
+        // The same bytes as a payload: reaches the DER reader with every mutation.
+        let payload = (try? AppReceipt(payload: input)).map { "payload with \($0.inAppPurchases.count) purchases" } ?? "not a payload"
+        return "\(first); \(payload)"
+    }
+
+    private static func outcome(_ verifier: ReceiptVerifier, _ input: [UInt8]) -> String {
+        do {
+            let reading = try verifier.read(der: input)
+            switch reading.verification {
+            case .success(let verification): return "verified \(verification.environment) \(reading.receipt.inAppPurchases.count)"
+            case .failure(let error): return "read, refused \(error.code)"
+            }
+        } catch {
+            return "unreadable \(error.code)"
+        }
     }
 }
 

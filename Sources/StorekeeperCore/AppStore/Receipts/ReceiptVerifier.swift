@@ -1,0 +1,127 @@
+import FoundationEssentials
+import OpenSSLCrypto
+
+/// Reads and verifies legacy app receipts (the base64 `appStoreReceiptURL` file old app
+/// versions send), in a fixed order: the PKCS#7 container, the payload, then the signature
+/// and the signer's chain to the configured legacy roots *at the receipt's creation date*
+/// (old receipts outlive their signing certificate), then the bundle id and environment.
+///
+/// A receipt whose type is Xcode is signed by a local "StoreKit Testing in Xcode"
+/// certificate that chains nowhere: it is refused (INVALID_ENVIRONMENT) unless Xcode is an
+/// accepted environment, and then only its signature is checked, which the answer says.
+public final class ReceiptVerifier {
+    public struct Configuration {
+        /// The legacy receipt roots (Apple Inc. Root), `APPSTORE_RECEIPT_ROOT_CERTS`.
+        public var trustAnchors: TrustAnchors
+        public var bundleId: String
+        /// By the names Production, Sandbox, Xcode.
+        public var acceptedEnvironments: Set<String>
+
+        public init(trustAnchors: TrustAnchors, bundleId: String, acceptedEnvironments: Set<String>) {
+            self.trustAnchors = trustAnchors
+            self.bundleId = bundleId
+            self.acceptedEnvironments = acceptedEnvironments
+        }
+    }
+
+    /// What a receipt holds and whether it verified: a dry run answers both even when the
+    /// verification failed; the migration uses the receipt only when it did.
+    public struct Reading: Sendable {
+        public let receipt: AppReceipt
+        public let verification: Result<Verification, ReceiptError>
+
+        /// The receipt, if it verified.
+        public func verified() throws(ReceiptError) -> AppReceipt {
+            switch verification {
+            case .success: return receipt
+            case .failure(let error): throw error
+            }
+        }
+    }
+
+    public struct Verification: Sendable, Equatable {
+        /// Production, Sandbox or Xcode.
+        public let environment: String
+        /// False for an Xcode receipt: its signature matched, but nothing vouches for its signer.
+        public let chainVerified: Bool
+    }
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Reads `der` and verifies it. Throws only when there is nothing to read (not PKCS#7
+    /// signed data, or a payload that is not a receipt); a receipt that reads but does not
+    /// verify comes back with `verification` failed.
+    public func read(der: [UInt8]) throws(ReceiptError) -> Reading {
+        let container: PKCS7SignedData
+        do {
+            container = try PKCS7SignedData(der: der)
+        } catch {
+            throw ReceiptError(.invalidReceiptFormat, "not a PKCS#7 signed receipt: \(error.message)")
+        }
+        let receipt = try AppReceipt(payload: container.content)
+        return Reading(receipt: receipt, verification: Result { () throws(ReceiptError) in try verify(container, receipt) })
+    }
+
+    /// Reads `der` and returns the receipt only if it verified.
+    public func verify(der: [UInt8]) throws(ReceiptError) -> AppReceipt {
+        try read(der: der).verified()
+    }
+
+    private func verify(_ container: PKCS7SignedData, _ receipt: AppReceipt) throws(ReceiptError) -> Verification {
+        guard let type = receipt.receiptType else {
+            throw ReceiptError(.invalidEnvironment, "the receipt names no environment (attribute 0)")
+        }
+        guard let environment = type.environment else {
+            throw ReceiptError(.invalidEnvironment, "unknown receipt type \(type.rawValue.prefix(40))")
+        }
+        let chainVerified: Bool
+        if type == .xcode {
+            // Checked before the signature: an Xcode receipt can never chain to Apple, and
+            // the useful answer is that Xcode data is not accepted here.
+            guard configuration.acceptedEnvironments.contains(environment) else {
+                throw ReceiptError(.invalidEnvironment, "environment Xcode is not accepted")
+            }
+            do {
+                try container.verifySignature()
+            } catch {
+                throw ReceiptError(.verificationFailure, "signature does not match the receipt: \(error.message)")
+            }
+            chainVerified = false
+        } else {
+            let store = try configuration.trustAnchors.receiptTrustStore()
+            do {
+                _ = try container.verify(trustStore: store, at: receipt.creationDate)
+            } catch {
+                switch error.kind {
+                case .invalidSignature:
+                    throw ReceiptError(.verificationFailure, "signature does not match the receipt: \(error.message)")
+                case .untrustedChain, .malformed:
+                    throw ReceiptError(.invalidCertificate, error.chainError?.description ?? error.description)
+                }
+            }
+            chainVerified = true
+        }
+        guard receipt.bundleId == configuration.bundleId else {
+            throw ReceiptError(.invalidAppIdentifier, "bundle id \(receipt.bundleId.prefix(200)) is not \(configuration.bundleId)")
+        }
+        guard configuration.acceptedEnvironments.contains(environment) else {
+            throw ReceiptError(.invalidEnvironment, "environment \(environment) is not accepted")
+        }
+        return Verification(environment: environment, chainVerified: chainVerified)
+    }
+}
+
+extension TrustAnchors {
+    /// The trust store, with a failure to load it said in the receipt vocabulary.
+    func receiptTrustStore() throws(ReceiptError) -> TrustStore {
+        do {
+            return try trustStore()
+        } catch {
+            throw ReceiptError(.retryableVerificationFailure, error.reason)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `migrate-receipt` as a black box, with the fake verifyReceipt endpoint for the legacy track.
+@Suite("migrate-receipt binary", .enabled(if: FakeVerifyReceiptServer.python != nil, "python3 not installed"))
+struct MigrateReceiptBinaryTests {
+    static let secret = VerifyReceiptClientTests.secret
+
+    static func environment(_ server: FakeVerifyReceiptServer, secret: String = secret) -> [String: String] {
+        [
+            "APPSTORE_RECEIPT_ROOT_CERTS": VerifyReceiptClientTests.roots,
+            "APPSTORE_BUNDLE_ID": "com.example.storekeeper",
+            "APPSTORE_SHARED_SECRET": secret,
+            "APPSTORE_VERIFY_RECEIPT_URL": server.baseURL,
+            // 2026-06-01T11:00Z: the sandbox subscription expired at 10:00.
+            "STOREKEEPER_NOW": "2026-06-01T11:00:00Z",
+            "STORE_URL": "sqlite::memory:",
+        ]
+    }
+
+    static func request(_ receipt: String, _ fields: [String: Any]) throws -> Data {
+        var body = fields
+        body["receiptData"] = try VerifyReceiptClientTests.receiptData(receipt)
+        return try JSONSerialization.data(withJSONObject: body)
+    }
+
+    static func answer(_ result: FunctionBinary.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "stdout: \(result.stdoutText)")
+    }
+
+    @Test func legacyCheckGoesToTheSandboxOn21007AndInfersTheStatus() throws {
+        let server = try FakeVerifyReceiptServer(secret: Self.secret, rootsPath: VerifyReceiptClientTests.roots, renewals: [
+            "1000000000000001": ["is_in_billing_retry_period": "1", "expiration_intent": "2",
+                                 "grace_period_expires_date_ms": "1780401600000"],  // 2026-06-02T12:00Z
+        ])
+        defer { server.stop() }
+        let result = try FunctionBinary(name: "migrate-receipt").run(
+            stdin: try Self.request("receipt-several", ["legacyCheck": true]), environment: Self.environment(server))
+        #expect(result.exitCode == 0, "stderr: \(result.stderrText)")
+        let answer = try Self.answer(result)
+        #expect(answer["verified"] as? Bool == true)
+        let legacy = try #require(answer["legacy"] as? [String: Any])
+        #expect(legacy["redirectedToSandbox"] as? Bool == true)
+        #expect(legacy["environment"] as? String == "Sandbox")
+        #expect(legacy["statusName"] as? String == "valid")
+        let subscriptions = try #require(legacy["subscriptions"] as? [[String: Any]])
+        #expect(subscriptions.map { $0["originalTransactionId"] as? String } == ["1000000000000001"])
+        #expect(subscriptions.first?["state"] as? String == "grace")
+        #expect(subscriptions.first?["expirationIntent"] as? Int == 2)
+        #expect((answer["migration"] as? [String: Any])?["performed"] as? Bool == false)
+        #expect(server.requests().map { $0["path"] as? String } == ["/buy/verifyReceipt", "/sandbox/verifyReceipt"])
+        // The shared secret never reaches a log.
+        #expect(!result.stderrText.contains(Self.secret))
+    }
+
+    @Test func aDryRunAsksNobody() throws {
+        let server = try FakeVerifyReceiptServer(secret: Self.secret, rootsPath: VerifyReceiptClientTests.roots)
+        defer { server.stop() }
+        let result = try FunctionBinary(name: "migrate-receipt").run(
+            stdin: try Self.request("receipt-single", ["dryRun": true]), environment: Self.environment(server))
+        #expect(result.exitCode == 0)
+        #expect(try Self.answer(result)["verified"] as? Bool == true)
+        #expect(server.requests().isEmpty)
+    }
+
+    @Test func aWrongSharedSecretIsReportedWithApplesStatus() throws {
+        let server = try FakeVerifyReceiptServer(secret: Self.secret, rootsPath: VerifyReceiptClientTests.roots)
+        defer { server.stop() }
+        let result = try FunctionBinary(name: "migrate-receipt").run(
+            stdin: try Self.request("receipt-single", ["legacyCheck": true]), environment: Self.environment(server, secret: "wrong"))
+        #expect(result.exitCode == 65)
+        let error = try #require(try Self.answer(result)["error"] as? [String: Any])
+        #expect(error["code"] as? String == "VERIFY_RECEIPT_REJECTED")
+        #expect((error["message"] as? String)?.contains("21004 (sharedSecretMismatch)") == true)
+    }
+
+    @Test func aForgedReceiptNeverReachesVerifyReceipt() throws {
+        let server = try FakeVerifyReceiptServer(secret: Self.secret, rootsPath: VerifyReceiptClientTests.roots)
+        defer { server.stop() }
+        let result = try FunctionBinary(name: "migrate-receipt").run(
+            stdin: try Self.request("receipt-tampered", ["legacyCheck": true]), environment: Self.environment(server))
+        #expect(result.exitCode == 65)
+        #expect((try Self.answer(result)["error"] as? [String: Any])?["code"] as? String == "VERIFICATION_FAILURE")
+        #expect(server.requests().isEmpty)
+    }
+
+    @Test func appleUnreachableIsRetryable() throws {
+        let server = try FakeVerifyReceiptServer(secret: Self.secret, rootsPath: VerifyReceiptClientTests.roots)
+        let environment = Self.environment(server)
+        server.stop()
+        let result = try FunctionBinary(name: "migrate-receipt").run(
+            stdin: try Self.request("receipt-single", ["legacyCheck": true]), environment: environment)
+        #expect(result.exitCode == 75)
+        #expect((try Self.answer(result)["error"] as? [String: Any])?["code"] as? String == "VERIFY_RECEIPT_UNAVAILABLE")
+    }
+}

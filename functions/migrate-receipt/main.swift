@@ -1,0 +1,4 @@
+import FunctionRuntime
+import StorekeeperFunctions
+
+FunctionMain.run(MigrateReceiptFunction.self)
