@@ -4,12 +4,25 @@ import StorekeeperCore
 
 /// `siwa-verify-token`: who signed in, for backends that need nothing more. Verifies an
 /// identity token (the same checks as every sign-in), exchanges nothing and stores nothing
-/// but Apple's key set.
+/// but Apple's key set. Or resolves a session token (the cookie siwa-callback set, the token
+/// siwa-native answered) to its user; with the client-secret settings present, that is also
+/// where the user's refresh token is checked with Apple, at most once a day per user.
 public final class SiwaVerifyTokenFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["identityToken", "nonce"]
-        var identityToken: String
+        static let fields: Set<String> = ["identityToken", "nonce", "sessionToken"]
+        var identityToken: String?
         var nonce: String?
+        var sessionToken: String?
+    }
+
+    struct SessionAnswer: Encodable {
+        var valid = true
+        var userId: String
+        var appAccountToken: String?
+        var expiresAt: Int64
+        /// "valid" | "skipped" (checked in the last 24 hours, or no token kept) | "unavailable"
+        /// (Apple did not answer) | "not_configured".
+        var refreshCheck: String
     }
 
     static let parts: [SignInWithAppleSettings.Part] = [.identity]
@@ -22,6 +35,7 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
         summary: "Verify a Sign in with Apple identity token and answer its claims.",
         request: """
             {"identityToken": "<JWT>", "nonce": "<expected nonce claim>"?}
+            or {"sessionToken": "<the session cookie's value or siwa-native's sessionToken>"}
             """,
         response: """
             valid: {"valid": true, "claims": {"iss", "sub", "aud", "exp", "iat", "email", "email_verified",
@@ -30,23 +44,87 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
             rejected: {"valid": false, "error": {"code": "malformed_token" | "unsupported_algorithm" | "unknown_key" |
               "invalid_signature" | "invalid_issuer" | "invalid_audience" | "token_expired" | "issued_in_future" |
               "nonce_mismatch", "message"}} exit 65 (HTTP 400); "keys_unavailable" exit 75 (HTTP 503)
+            session: {"valid": true, "userId", "appAccountToken", "expiresAt": ms, "refreshCheck":
+              "valid" | "skipped" | "unavailable" | "not_configured"}; {"valid": false, "error": {"code":
+              "invalid_session" | "consent_revoked"}} HTTP 401, exit 65. With SIWA_TEAM_ID,
+              SIWA_KEY_ID, SIWA_PRIVATE_KEY and STOREKEEPER_DATA_KEY set, the user's refresh token
+              is checked with Apple at most once a day; a revoked one ends every session.
             """,
-        variables: SignInWithAppleSettings.variables(parts)
+        variables: SignInWithAppleSettings.variables(parts) + SignInWithAppleSettings.variables([.clientSecret, .dataKey])
+            .filter { ["SIWA_TEAM_ID", "SIWA_KEY_ID", "SIWA_PRIVATE_KEY", "STOREKEEPER_DATA_KEY"].contains($0.name) }
+            .map { .optional($0.name, $0.meaning + " (optional here: enables the daily refresh-token check of sessions)") }
     )
 
     private let context: FunctionContext
+    private let settings: SignInWithAppleSettings
     private let verifier: IdentityTokenVerifier
+    /// The settings that can ask Apple about a refresh token, when configured.
+    private let refreshSettings: SignInWithAppleSettings?
 
     public init(context: FunctionContext) throws {
         self.context = context
-        verifier = try SignInWithAppleSettings(environment: context.environment, parts: Self.parts).verifier(adapters: context.adapters)
+        settings = try SignInWithAppleSettings(environment: context.environment, parts: Self.parts)
+        verifier = settings.verifier(adapters: context.adapters)
+        // All or nothing: a half-configured refresh check is a mistake worth exit 78.
+        let refreshVariables = ["SIWA_TEAM_ID", "SIWA_KEY_ID", "SIWA_PRIVATE_KEY", "STOREKEEPER_DATA_KEY"]
+        refreshSettings = refreshVariables.contains { context.environment.optional($0) != nil }
+            ? try SignInWithAppleSettings(environment: context.environment, parts: [.identity, .clientSecret, .dataKey])
+            : nil
     }
 
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
         let body = try request.decode(Request.self)
+        switch (body.identityToken, body.sessionToken) {
+        case (let token?, nil): return try verify(token, nonce: body.nonce)
+        case (nil, let session?) where body.nonce == nil: return try resolve(session)
+        default: throw FunctionError.badInput(message: "give identityToken (and optionally nonce) or sessionToken")
+        }
+    }
+
+    private func resolve(_ sessionToken: String) throws -> FunctionResponse {
+        let now = context.clock.now()
+        let store = try context.adapters.store()
+        guard let session = try SessionRepository(store: store).session(id: sessionToken, now: now) else {
+            return rejection(code: "invalid_session", message: "no open session with this token (ended, expired or never opened)", status: 401)
+        }
+        var check = "not_configured"
+        if let refreshSettings {
+            let outcome: SignInFlow.RefreshCheck?
+            do {
+                outcome = try SignInWithAppleSettings.callingApple {
+                    try refreshSettings.flow(adapters: context.adapters).checkRefreshToken(userId: session.userId, now: now)
+                }
+            } catch let error as AppleIDError where error.isRetryable {
+                // Apple being down must not sign anybody out: the session stands, the check
+                // waits for tomorrow's turn.
+                context.log.warning("refresh_check_unavailable", ["code": error.code])
+                outcome = nil
+            }
+            if outcome == .revoked {
+                context.log.info("refresh_token_revoked", ["user": session.userId])
+                return rejection(code: "consent_revoked", message: "the user revoked Sign in with Apple for this app: every session was ended", status: 401)
+            }
+            check = outcome?.rawValue ?? "unavailable"
+        }
+        let account = try AccountRepository(store: store, dataKey: nil).account(userId: session.userId)
+        return try .json(SessionAnswer(userId: session.userId, appAccountToken: account?.appAccountToken,
+                                       expiresAt: session.expiresAt, refreshCheck: check))
+    }
+
+    private func rejection(code: String, message: String, status: Int) -> FunctionResponse {
+        var answer = JSONObjectBuilder()
+        answer.add("valid", false)
+        var error = JSONObjectBuilder()
+        error.add("code", code)
+        error.add("message", message)
+        answer.add("error", rawJSON: error.build())
+        return FunctionResponse(status: status, body: answer.build(), exitCode: 65)
+    }
+
+    private func verify(_ identityToken: String, nonce: String?) throws -> FunctionResponse {
         let verified: VerifiedIdentityToken
         do {
-            verified = try verifier.verify(body.identityToken, expectedNonce: body.nonce, now: context.clock.now())
+            verified = try verifier.verify(identityToken, expectedNonce: nonce, now: context.clock.now())
         } catch {
             context.log.warning("identity_token_rejected", ["code": error.code, "reason": error.reason])
             var answer = JSONObjectBuilder()

@@ -403,6 +403,38 @@ extension EndToEnd {
             #expect(refused.status == 400 && refused.errorCode == "invalid_audience", "\(refused)")
         }
 
+        @Test("A session token names its user; the refresh token is checked with Apple once a day; a user who stops using the app is signed out")
+        func sessionsAndTheDailyRefreshCheck() throws {
+            let d = try SignInDeployment()
+            try d.control("/control/user", ["sub": "001777.sessions00000000000000000000.0007", "email": "s@example.org"])
+            let (reply, _) = try d.signInOnTheWeb()
+            let userId = try #require(reply.json["userId"] as? String)
+            let sessionToken = try #require(SignInDeployment.cookieValue(reply.header("set-cookie")))
+
+            let first = try d.post("/auth/apple/verify", ["sessionToken": sessionToken], admin: true)
+            #expect(first.status == 200, "\(first)")
+            #expect(first.json["userId"] as? String == userId)
+            #expect(first.json["appAccountToken"] as? String == reply.json["appAccountToken"] as? String)
+            #expect(first.json["refreshCheck"] as? String == "valid")
+            let second = try d.post("/auth/apple/verify", ["sessionToken": sessionToken], admin: true)
+            #expect(second.json["refreshCheck"] as? String == "skipped", "once a day: \(second)")
+            #expect(try d.received().filter { $0["path"] as? String == "/auth/token" && $0["grant_type"] as? String == "refresh_token" }.count == 1)
+
+            let unknown = try d.post("/auth/apple/verify", ["sessionToken": String(repeating: "0", count: 64)], admin: true)
+            #expect(unknown.status == 401 && unknown.errorCode == "invalid_session", "\(unknown)")
+            let both = try d.post("/auth/apple/verify", ["sessionToken": sessionToken, "nonce": "n"], admin: true)
+            #expect(both.status == 400)
+
+            // The user stops using Sign in with Apple for the app; tomorrow's check finds out.
+            try d.control("/control/stop-using", ["sub": "001777.sessions00000000000000000000.0007"])
+            let store = try d.store.open()
+            _ = try store.delete(StoreKeys.appleRefreshCheck(userId))
+            let revoked = try d.post("/auth/apple/verify", ["sessionToken": sessionToken], admin: true)
+            #expect(revoked.status == 401 && revoked.errorCode == "consent_revoked", "\(revoked)")
+            let after = try d.post("/auth/apple/verify", ["sessionToken": sessionToken], admin: true)
+            #expect(after.errorCode == "invalid_session", "every session ended: \(after)")
+        }
+
         @Test("Account deletion: revoked at Apple, sessions ended, no email, name or Apple id left in the store, purchases kept")
         func accountDeletion() throws {
             let d = try SignInDeployment()

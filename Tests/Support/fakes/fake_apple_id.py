@@ -33,6 +33,8 @@ Control endpoints for the tests (JSON in, JSON out):
     POST /control/rotate       {"keep_old": true}: a new signing key with a new kid
     POST /control/notification {"type", "sub", "email"?, "is_private_email"?, "aud"?, "jti"?}:
                                 a signed server-to-server notification {"payload": JWT}
+    POST /control/stop-using   {"sub"}: the user revokes the app in their Apple ID settings:
+                               their refresh tokens are refused (invalid_grant) from now on
     POST /control/outage       {"on": true}: every /auth/* answers 503 until turned off
     GET  /control/received     what /auth/* received, in order (secrets reduced to their checks)
 """
@@ -364,6 +366,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 claims = {"iss": ISSUER, "aud": r.get("aud", fake.client_ids[0]), "iat": int(time.time()),
                           "jti": r.get("jti", secrets.token_hex(11)), "events": json.dumps(event)}
                 return self.answer(200, {"payload": fake.sign({}, claims), "jti": claims["jti"]})
+            if path == "/control/stop-using":
+                # The user stops using Sign in with Apple for the app in their Apple ID
+                # settings: every refresh token of theirs is refused from now on.
+                revoked = 0
+                for token in fake.refresh_tokens.values():
+                    if token["user"]["sub"] == r["sub"] and not token["revoked"]:
+                        token["revoked"] = True
+                        revoked += 1
+                return self.answer(200, {"revoked": revoked})
             if path == "/control/outage":
                 fake.outage = bool(r.get("on"))
                 return self.answer(200, {"outage": fake.outage})
