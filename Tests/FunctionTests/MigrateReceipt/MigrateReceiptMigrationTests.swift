@@ -96,9 +96,9 @@ struct MigrateReceiptMigrationTests {
         // Set App Account Token, in the sandbox (where the receipt is from), for the two
         // purchases that carried no token, with the user's token.
         let puts = try fake.requests().filter { $0["method"] as? String == "PUT" }
-        #expect(puts.map { $0["path"] as? String }.sorted() == [
-            "/inApps/v1/transactions/\(Self.lifetime)/appAccountToken",
+        #expect(puts.map { $0["path"] as? String ?? "" }.sorted() == [
             "/inApps/v1/transactions/\(Self.subscription)/appAccountToken",
+            "/inApps/v1/transactions/\(Self.lifetime)/appAccountToken",
         ])
         #expect(puts.allSatisfy { $0["environment"] as? String == "Sandbox" && $0["status"] as? Int == 200 })
         #expect(puts.allSatisfy { ($0["body"] as? [String: Any])?["appAccountToken"] as? String == Self.token })
