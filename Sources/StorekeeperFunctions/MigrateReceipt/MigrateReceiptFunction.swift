@@ -36,7 +36,8 @@ public final class MigrateReceiptFunction: FunctionHandler {
               Get All Subscription Statuses, every signed answer verified and applied to the
               entitlement (a rerun changes nothing), linked to userId. With an appAccountToken (the
               request's, which becomes the user's, or the user's Sign in with Apple one), Set App
-              Account Token for purchases that carry none.
+              Account Token for purchases that carry none. Over HTTP, userId and appAccountToken
+              need Authorization: Bearer $STOREKEEPER_ADMIN_TOKEN (401 otherwise): the route is public.
               legacyCheck: also ask verifyReceipt (production, then sandbox on 21007), infer each
               subscription's legacy status, record both tracks (appstore:migration:<id>) and report
               disagreements.
@@ -79,7 +80,9 @@ public final class MigrateReceiptFunction: FunctionHandler {
             default:
                 return variable
             }
-        }
+        } + [
+            .optional(RuntimeVariable.adminToken, "bearer token your backend sends over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
+        ]
     )
 
     /// The base64 length of the largest container the reader accepts.
@@ -109,6 +112,11 @@ public final class MigrateReceiptFunction: FunctionHandler {
         }
         if dryRun && (body.userId != nil || body.appAccountToken != nil) {
             throw FunctionError.badInput(message: "a dry run links nobody: userId and appAccountToken need dryRun false")
+        }
+        if body.userId != nil || body.appAccountToken != nil, !request.carriesAdminAuthorization(context.environment) {
+            // The route is public; linking purchases to a user, or writing a token at Apple, is
+            // for a caller that vouches for the user.
+            throw FunctionError.unauthorized(message: "userId and appAccountToken over HTTP need Authorization: Bearer $\(RuntimeVariable.adminToken) (your backend speaks for the user)")
         }
         let receiptData = body.receiptData.filter { !$0.isWhitespace }
         guard receiptData.utf8.count <= Self.maximumReceiptDataLength else {

@@ -209,4 +209,31 @@ struct MigrateReceiptMigrationTests {
         let dryRun = try Self.run("migrate-receipt", ["receipt": "receipt-single", "dryRun": true], missing)
         #expect(dryRun.exitCode == 0)
     }
+
+    /// The route is public: over HTTP, linking to a user (or setting a token at Apple) needs the
+    /// backend's bearer token.
+    @Test func overHTTPAUserNeedsTheBackendsBearerToken() throws {
+        let fake = try FakeAppStore.start(scenario: Self.scenario)
+        defer { fake.stop() }
+        let environment = Self.environment(fake, store: Self.storePath(), ["STOREKEEPER_ADMIN_TOKEN": "backend-secret"])
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: [
+            "receiptData": try VerifyReceiptClientTests.receiptData("receipt-several"), "userId": "user-3",
+        ]), as: UTF8.self)
+        func event(_ headers: [String: String]) throws -> Data {
+            try JSONSerialization.data(withJSONObject: [
+                "version": "2.0", "rawPath": "/appstore/receipts", "rawQueryString": "",
+                "headers": headers.merging(["content-type": "application/json"]) { $1 },
+                "requestContext": ["http": ["method": "POST"]], "body": body, "isBase64Encoded": false,
+            ] as [String: Any])
+        }
+        let anonymous = try FunctionBinary(name: "migrate-receipt").run(stdin: try event([:]), environment: environment)
+        let refused = try #require(try JSONSerialization.jsonObject(with: anonymous.stdout) as? [String: Any], "\(anonymous.stdoutText)")
+        #expect(refused["statusCode"] as? Int == 401)
+        #expect(try fake.requests().isEmpty, "nothing was asked of Apple")
+
+        let backend = try FunctionBinary(name: "migrate-receipt").run(
+            stdin: try event(["authorization": "Bearer backend-secret"]), environment: environment)
+        let accepted = try #require(try JSONSerialization.jsonObject(with: backend.stdout) as? [String: Any], "\(backend.stdoutText)")
+        #expect(accepted["statusCode"] as? Int == 200, "\(backend.stderrText)")
+    }
 }

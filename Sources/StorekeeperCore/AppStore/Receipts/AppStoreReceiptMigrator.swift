@@ -68,7 +68,13 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
             let event = EntitlementEvent(
                 id: "migrate:\(origin):\(transaction.transactionId ?? id):\(signedDate)", source: .reconciliation,
                 signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
-            if try repository.apply(event, userId: account.userId).outcome == .applied {
+            // A purchase that carries another user's appAccountToken follows its token, not the request.
+            var userId = account.userId
+            if let token = transaction.appAccountToken, !token.isEmpty, let requested = userId,
+               let owner = try repository.user(ofAppAccountToken: token), owner != requested {
+                userId = nil
+            }
+            if try repository.apply(event, userId: userId).outcome == .applied {
                 progress[id]?.eventsApplied += 1
             }
         }
