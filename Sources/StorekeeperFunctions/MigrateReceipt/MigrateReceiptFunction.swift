@@ -155,6 +155,12 @@ public final class MigrateReceiptFunction: FunctionHandler {
         guard let environment = try? reading.verification.get().environment else {
             return FunctionResponse(status: 200, body: answer.build())
         }
+        guard environment != "Xcode" else {
+            // StoreKit testing in Xcode: neither Apple's servers nor verifyReceipt know these purchases.
+            try answer.add("migration", encoding: MigrationAnswer(
+                performed: false, reason: "an Xcode receipt's purchases are unknown to the App Store Server API", outcome: nil))
+            return FunctionResponse(status: 200, body: answer.build())
+        }
         // The API key is needed from here on, and only here: a dry run works without it.
         let migrator = try self.migrator ?? makeMigrator()
         let store = try context.adapters.store()
@@ -172,12 +178,6 @@ public final class MigrateReceiptFunction: FunctionHandler {
                 subscriptions: subscriptions))
         }
 
-        guard environment != "Xcode" else {
-            // StoreKit testing in Xcode: Apple's servers have never heard of these purchases.
-            try answer.add("migration", encoding: MigrationAnswer(
-                performed: false, reason: "an Xcode receipt's purchases are unknown to the App Store Server API", outcome: nil))
-            return FunctionResponse(status: 200, body: answer.build())
-        }
         let outcome: ReceiptMigrationOutcome
         do {
             outcome = try migrator.migrate(reading.receipt, environment: environment, account: account)

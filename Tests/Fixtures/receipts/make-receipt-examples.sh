@@ -85,6 +85,13 @@ example xcode-accepted.json "With APPSTORE_ENVIRONMENT including Xcode, an Xcode
       '{dryRun: true, verified: true, environment: "Xcode", chainVerified: false, receipt: $r, originalTransactionIds: $i}')" 0 \
   "$(jq -c '.APPSTORE_ENVIRONMENT = "Sandbox,Xcode"' <<<"$env_json")"
 
+example xcode-not-migrated.json "Not a dry run of an Xcode (StoreKit testing) receipt: Apple's servers never saw its purchases, so nothing is asked and no API key is needed." \
+  "$(live receipt-xcode)" \
+  "$(jq -cn --argjson r "$(receipt Xcode $created "$single")" --argjson i "$(ids "$single")" \
+      '{dryRun: false, verified: true, environment: "Xcode", chainVerified: false, receipt: $r, originalTransactionIds: $i,
+        migration: {performed: false, reason: "an Xcode receipt'"'"'s purchases are unknown to the App Store Server API"}}')" 0 \
+  "$(jq -c '.APPSTORE_ENVIRONMENT = "Sandbox,Xcode"' <<<"$env_json")"
+
 example truncated.json "Half a receipt is not a receipt." \
   "$(dry receipt-truncated)" \
   '{"error": {"code": "INVALID_RECEIPT_FORMAT", "message": "<<any>>"}}' 65
