@@ -10,11 +10,15 @@ import StorekeeperCore
 /// Server API happens through a `ReceiptMigrator` (none is wired yet: the answer says so).
 public final class MigrateReceiptFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["receiptData", "dryRun", "legacyCheck"]
+        static let fields: Set<String> = ["receiptData", "dryRun", "legacyCheck", "userId", "appAccountToken"]
         /// Base64 of the receipt file (line breaks and spaces tolerated, as apps send them).
         var receiptData: String
         var dryRun: Bool?
         var legacyCheck: Bool?
+        /// The user the purchases are linked to.
+        var userId: String?
+        /// A UUID to set at Apple on purchases that carry none (default: the user's own).
+        var appAccountToken: String?
     }
 
     public static let descriptor = FunctionDescriptor(
@@ -22,12 +26,21 @@ public final class MigrateReceiptFunction: FunctionHandler {
         route: "/appstore/receipts",
         method: "POST",
         visibility: .public,
-        summary: "Read and verify a legacy app receipt (PKCS#7) from an old app version; optionally ask the legacy verifyReceipt too.",
+        summary: "Read and verify a legacy app receipt (PKCS#7) from an old app version, move its purchases to the App Store Server API, optionally compare with the legacy verifyReceipt.",
         request: """
-            {"receiptData": "<base64 app receipt>", "dryRun": true, "legacyCheck": false}
-              dryRun: answer what the receipt holds; nothing is asked of Apple, nothing is stored.
-              legacyCheck (not with dryRun): also ask verifyReceipt (production, then sandbox on
-              21007) and infer each subscription's legacy status.
+            {"receiptData": "<base64 app receipt>", "dryRun": false, "legacyCheck": false,
+             "userId": "<optional>", "appAccountToken": "<optional UUID>"}
+              dryRun: answer what the receipt holds; nothing is asked of Apple, nothing is stored
+              (no API key needed).
+              Otherwise, for each original transaction id: Get Transaction History (every page) and
+              Get All Subscription Statuses, every signed answer verified and applied to the
+              entitlement (a rerun changes nothing), linked to userId. With an appAccountToken (the
+              request's, which becomes the user's, or the user's Sign in with Apple one), Set App
+              Account Token for purchases that carry none. Over HTTP, userId and appAccountToken
+              need Authorization: Bearer $STOREKEEPER_ADMIN_TOKEN (401 otherwise): the route is public.
+              legacyCheck: also ask verifyReceipt (production, then sandbox on 21007), infer each
+              subscription's legacy status, record both tracks (appstore:migration:<id>) and report
+              disagreements.
             """,
         response: """
             {"dryRun": true, "verified": true | false, "environment": "Sandbox", "chainVerified": true,
@@ -39,16 +52,37 @@ public final class MigrateReceiptFunction: FunctionHandler {
                          "promotionalOfferId"}]},
              "originalTransactionIds": [...]}
             not a dry run: the receipt must verify (else {"verified": false, "error"} exit 65, or 75 when
-            retryable), then "legacy": {"status", "statusName", "environment", "redirectedToSandbox",
-            "subscriptions": [{"originalTransactionId", "productId", "state": "active" | "grace" |
-            "billing_retry" | "expired" | "refunded", "expiresDate", "gracePeriodExpiresDate",
-            "expirationIntent", "autoRenew"}]} with legacyCheck, and "migration": {"performed": false,
-            "reason"} until the App Store Server API migration is wired in.
+            retryable), then
+             "migration": {"performed": true, "outcome": {"appleRequests": n, "subscriptions": [
+               {"originalTransactionId", "productId", "status" (active | grace | billing_retry | expired |
+                refunded | revoked | lifetime; absent: no entitlement), "statusBefore", "inReceipt",
+                "eventsApplied", "linkedToUser", "appAccountTokenSet", "failure" ("notFound" | code)}]}}
+               ({"performed": false, "reason"} for an Xcode receipt),
+             with legacyCheck "legacy": {"status", "statusName", "environment", "redirectedToSandbox",
+               "subscriptions": [{"originalTransactionId", "productId", "state", "expiresDate",
+               "gracePeriodExpiresDate", "expirationIntent", "autoRenew"}]}
+               and "disagreements": [{"originalTransactionId", "legacyStatus", "newStatus"}].
             errors: INVALID_RECEIPT_FORMAT, INVALID_CERTIFICATE, VERIFICATION_FAILURE, INVALID_APP_IDENTIFIER,
-            INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, VERIFY_RECEIPT_UNAVAILABLE (exit 75);
-            VERIFY_RECEIPT_REJECTED (Apple's status in the message, exit 65).
+            INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, VERIFY_RECEIPT_UNAVAILABLE, Apple 5xx
+            or unreachable (Apple's error name, exit 75: what was applied stays, a rerun finishes);
+            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key (exit 78).
             """,
-        variables: ReceiptSettings.variables
+        variables: ReceiptSettings.variables + AppStoreAPISettings.apiVariables.compactMap { variable in
+            switch variable.name {
+            case "APPSTORE_BUNDLE_ID", "APPSTORE_ENVIRONMENT", Adapters.caBundleVariable:
+                return nil // listed above
+            case "APPSTORE_KEY_ID", "APPSTORE_ISSUER_ID", "APPSTORE_PRIVATE_KEY":
+                return .optional(variable.name, variable.meaning + "; required unless dryRun (exit 78 without it)")
+            case "APPSTORE_ROOT_CERTS":
+                return .optional(variable.name, "trusted roots of Apple's signed answers (comma-separated files or folders); required unless dryRun")
+            case StoreLocation.variable:
+                return .optional(variable.name, "where entitlements, links and the migration audit live: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://...")
+            default:
+                return variable
+            }
+        } + [
+            .optional(RuntimeVariable.adminToken, "bearer token your backend sends over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
+        ]
     )
 
     /// The base64 length of the largest container the reader accepts.
@@ -75,6 +109,14 @@ public final class MigrateReceiptFunction: FunctionHandler {
         let legacyCheck = body.legacyCheck ?? false
         if dryRun && legacyCheck {
             throw FunctionError.badInput(message: "legacyCheck asks Apple; a dry run asks nobody: send one or the other")
+        }
+        if dryRun && (body.userId != nil || body.appAccountToken != nil) {
+            throw FunctionError.badInput(message: "a dry run links nobody: userId and appAccountToken need dryRun false")
+        }
+        if body.userId != nil || body.appAccountToken != nil, !request.carriesAdminAuthorization(context.environment) {
+            // The route is public; linking purchases to a user, or writing a token at Apple, is
+            // for a caller that vouches for the user.
+            throw FunctionError.unauthorized(message: "userId and appAccountToken over HTTP need Authorization: Bearer $\(RuntimeVariable.adminToken) (your backend speaks for the user)")
         }
         let receiptData = body.receiptData.filter { !$0.isWhitespace }
         guard receiptData.utf8.count <= Self.maximumReceiptDataLength else {
@@ -107,27 +149,110 @@ public final class MigrateReceiptFunction: FunctionHandler {
             return FunctionResponse(status: 200, body: answer.build())
         }
 
-        if legacyCheck {
-            guard let secret = settings.sharedSecret else {
-                throw FunctionError.configuration("\(ReceiptSettings.sharedSecretVariable) is not set (legacyCheck needs it)")
-            }
+        if legacyCheck && settings.sharedSecret == nil {
+            throw FunctionError.configuration("\(ReceiptSettings.sharedSecretVariable) is not set (legacyCheck needs it)")
+        }
+        guard let environment = try? reading.verification.get().environment else {
+            return FunctionResponse(status: 200, body: answer.build())
+        }
+        guard environment != "Xcode" else {
+            // StoreKit testing in Xcode: neither Apple's servers nor verifyReceipt know these purchases.
+            try answer.add("migration", encoding: MigrationAnswer(
+                performed: false, reason: "an Xcode receipt's purchases are unknown to the App Store Server API", outcome: nil))
+            return FunctionResponse(status: 200, body: answer.build())
+        }
+        // The API key is needed from here on, and only here: a dry run works without it.
+        let migrator = try self.migrator ?? makeMigrator()
+        let store = try context.adapters.store()
+        let account = try resolveAccount(userId: body.userId, appAccountToken: body.appAccountToken, store: store)
+
+        var legacySubscriptions: [LegacySubscriptionStatus]?
+        if legacyCheck, let secret = settings.sharedSecret {
             let client = VerifyReceiptClient(http: { [context] in try context.adapters.http() }, endpoints: settings.endpoints, sharedSecret: secret)
             let legacy = try client.verify(receiptData: receiptData)
+            let subscriptions = LegacySubscriptionStatus.infer(from: legacy.response, now: context.clock.now())
+            legacySubscriptions = subscriptions
             try answer.add("legacy", encoding: LegacyAnswer(
                 status: legacy.response.status.rawValue, statusName: legacy.response.status.name,
                 environment: legacy.response.environment, redirectedToSandbox: legacy.redirectedToSandbox,
-                subscriptions: LegacySubscriptionStatus.infer(from: legacy.response, now: context.clock.now())))
+                subscriptions: subscriptions))
         }
 
-        if let migrator, let environment = try? reading.verification.get().environment {
-            try answer.add("migration", encoding: MigrationAnswer(
-                performed: true, reason: nil, outcome: try migrator.migrate(reading.receipt, environment: environment, userId: nil)))
-        } else {
-            context.log.info("receipt verified; no App Store Server API migration is wired in yet")
-            try answer.add("migration", encoding: MigrationAnswer(
-                performed: false, reason: "the App Store Server API migration is not available in this version", outcome: nil))
+        let outcome: ReceiptMigrationOutcome
+        do {
+            outcome = try migrator.migrate(reading.receipt, environment: environment, account: account)
+        } catch let error as AppStoreAPIError {
+            // Whatever was applied before the failure is Apple's truth; a rerun finishes the rest.
+            context.log.warning("migration stopped: Apple did not answer", ["code": error.code, "retryable": error.isRetryable])
+            return error.functionResponse
+        }
+        context.log.info("receipt migrated", [
+            "subscriptions": outcome.subscriptions.count, "applied": outcome.subscriptions.reduce(0) { $0 + $1.eventsApplied },
+            "appleRequests": outcome.appleRequests,
+        ])
+        try answer.add("migration", encoding: MigrationAnswer(performed: true, reason: nil, outcome: outcome))
+
+        if let legacySubscriptions {
+            let audits = ReceiptMigrationAudit.compare(legacy: legacySubscriptions, outcome: outcome,
+                                                       environment: environment, now: context.clock.now())
+            for audit in audits {
+                try audit.save(in: store)
+                if !audit.agree {
+                    context.log.warning("legacy and new track disagree", [
+                        "originalTransactionId": audit.originalTransactionId, "legacyStatus": audit.legacyStatus,
+                        "newStatus": audit.newStatus ?? "none",
+                    ])
+                }
+            }
+            try answer.add("disagreements", encoding: audits.filter { !$0.agree }.map {
+                Disagreement(originalTransactionId: $0.originalTransactionId, legacyStatus: $0.legacyStatus, newStatus: $0.newStatus)
+            })
         }
         return FunctionResponse(status: 200, body: answer.build())
+    }
+
+    /// The migrator over the App Store Server API client, from the API settings (exit 78 when
+    /// the key or the roots to verify Apple's answers are missing).
+    private func makeMigrator() throws -> any ReceiptMigrator {
+        let api = try AppStoreAPISettings(environment: context.environment)
+        guard let verification = api.verification else {
+            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set (Apple's answers are verified before they are applied)")
+        }
+        // The request token is dated by the wall clock, always: Apple checks it against its own
+        // time, even when the function's clock is pinned (STOREKEEPER_NOW) for verification.
+        let client = AppStoreServerAPIClient(credentials: api.credentials, http: try context.adapters.http(), baseURLs: api.baseURLs,
+                                             clock: SystemClock(), retryPolicy: api.retryPolicy)
+        let migrator = AppStoreReceiptMigrator(
+            client: client, verifier: verification.makeVerifier(adapters: context.adapters),
+            store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback)
+        let log = context.log
+        migrator.onRejected = { id, code in
+            log.warning("Apple's signed answer did not verify; not applied", ["originalTransactionId": id, "code": code])
+        }
+        return migrator
+    }
+
+    /// The user to link to and the appAccountToken to set at Apple: the request's token
+    /// (which becomes the user's unless another user has it), else the token of the user's
+    /// Sign in with Apple account.
+    private func resolveAccount(userId: String?, appAccountToken: String?, store: any KeyValueStore) throws -> ReceiptMigrationAccount {
+        if let userId, userId.isEmpty || userId.utf8.count > 128 {
+            throw FunctionError.badInput(message: "userId must be 1 to 128 characters")
+        }
+        let repository = EntitlementRepository(store: store)
+        if let given = appAccountToken {
+            guard let uuid = UUID(uuidString: given) else {
+                throw FunctionError.badInput(message: "appAccountToken must be a UUID")
+            }
+            let token = uuid.uuidString.lowercased()
+            if let userId, try !repository.assign(appAccountToken: token, toUser: userId) {
+                throw FunctionError.badInput(message: "appAccountToken belongs to another user")
+            }
+            return ReceiptMigrationAccount(userId: userId, appAccountToken: token)
+        }
+        guard let userId else { return ReceiptMigrationAccount() }
+        let token = try AccountRepository(store: store, dataKey: nil).account(userId: userId)?.appAccountToken
+        return ReceiptMigrationAccount(userId: userId, appAccountToken: token)
     }
 
     /// Standard base64 (what apps send), padding optional.

@@ -67,3 +67,10 @@ struct MigrationAnswer: Encodable {
     var reason: String?
     var outcome: ReceiptMigrationOutcome?
 }
+
+/// A subscription whose legacy and new statuses differ.
+struct Disagreement: Encodable {
+    var originalTransactionId: String
+    var legacyStatus: String
+    var newStatus: String?
+}

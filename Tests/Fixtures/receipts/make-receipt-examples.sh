@@ -59,11 +59,13 @@ example dry-run-tampered.json "Dry run of a receipt whose content was changed af
   "$(jq -cn --argjson r "$(receipt Production $created "$tampered_single")" --argjson i "$(ids "$tampered_single")" \
       '{dryRun: true, verified: false, environment: "Production", error: {code: "VERIFICATION_FAILURE", message: "<<any>>"}, receipt: $r, originalTransactionIds: $i}')" 0
 
-example verified-no-migration.json "Not a dry run: the receipt verifies; the move to the App Store Server API is not wired in yet, and the answer says so." \
+example live-without-api-key.json "Not a dry run: the receipt verifies, and moving it to the App Store Server API needs the API key: without APPSTORE_KEY_ID, exit 78 naming it (a dry run needs no key)." \
   "$(live receipt-single)" \
-  "$(jq -cn --argjson r "$(receipt Production $created "$single")" --argjson i "$(ids "$single")" \
-      '{dryRun: false, verified: true, environment: "Production", chainVerified: true, receipt: $r, originalTransactionIds: $i,
-        migration: {performed: false, reason: "the App Store Server API migration is not available in this version"}}')" 0
+  '{"error": {"code": "configuration_error", "message": "APPSTORE_KEY_ID is not set"}}' 78
+
+example dry-run-with-user.json "A dry run links nobody: userId belongs to a real migration." \
+  "$(jq -cn --arg r "$(data receipt-single)" '{receiptData: $r, dryRun: true, userId: "user-1"}')" \
+  '{"error": {"code": "invalid_request", "message": "a dry run links nobody: userId and appAccountToken need dryRun false"}}' 65
 
 example wrong-root.json "A look-alike receipt signed under another root is refused (exit 65)." \
   "$(live receipt-other-root)" \
@@ -81,6 +83,13 @@ example xcode-accepted.json "With APPSTORE_ENVIRONMENT including Xcode, an Xcode
   "$(dry receipt-xcode)" \
   "$(jq -cn --argjson r "$(receipt Xcode $created "$single")" --argjson i "$(ids "$single")" \
       '{dryRun: true, verified: true, environment: "Xcode", chainVerified: false, receipt: $r, originalTransactionIds: $i}')" 0 \
+  "$(jq -c '.APPSTORE_ENVIRONMENT = "Sandbox,Xcode"' <<<"$env_json")"
+
+example xcode-not-migrated.json "Not a dry run of an Xcode (StoreKit testing) receipt: Apple's servers never saw its purchases, so nothing is asked and no API key is needed." \
+  "$(live receipt-xcode)" \
+  "$(jq -cn --argjson r "$(receipt Xcode $created "$single")" --argjson i "$(ids "$single")" \
+      '{dryRun: false, verified: true, environment: "Xcode", chainVerified: false, receipt: $r, originalTransactionIds: $i,
+        migration: {performed: false, reason: "an Xcode receipt'"'"'s purchases are unknown to the App Store Server API"}}')" 0 \
   "$(jq -c '.APPSTORE_ENVIRONMENT = "Sandbox,Xcode"' <<<"$env_json")"
 
 example truncated.json "Half a receipt is not a receipt." \

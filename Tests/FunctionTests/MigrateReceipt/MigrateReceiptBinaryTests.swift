@@ -7,8 +7,18 @@ import TestSupport
 struct MigrateReceiptBinaryTests {
     static let secret = VerifyReceiptClientTests.secret
 
-    static func environment(_ server: FakeVerifyReceiptServer, secret: String = secret) -> [String: String] {
+    /// `appStore`: where the App Store Server API is (the fake's base URL); a closed port by
+    /// default, for tests that stop before the migration asks it.
+    static func environment(_ server: FakeVerifyReceiptServer, secret: String = secret,
+                            appStore: String = "http://127.0.0.1:9") -> [String: String] {
         [
+            "APPSTORE_KEY_ID": FakeAppStore.keyId,
+            "APPSTORE_ISSUER_ID": FakeAppStore.issuerId,
+            "APPSTORE_PRIVATE_KEY": FakeAppStore.apiKeyPath,
+            "APPSTORE_API_BASE_URL": appStore,
+            "APPSTORE_ROOT_CERTS": FakeAppStore.repositoryRoot.appendingPathComponent("Tests/Fixtures/pki/root.pem").path,
+            "APPSTORE_APP_APPLE_ID": FakeAppStore.appAppleId,
+            "APPSTORE_ONLINE_CHECKS": "off",
             "APPSTORE_RECEIPT_ROOT_CERTS": VerifyReceiptClientTests.roots,
             "APPSTORE_BUNDLE_ID": "com.example.storekeeper",
             "APPSTORE_SHARED_SECRET": secret,
@@ -35,8 +45,10 @@ struct MigrateReceiptBinaryTests {
                                  "grace_period_expires_date_ms": "1780401600000"],  // 2026-06-02T12:00Z
         ])
         defer { server.stop() }
+        let appStore = try FakeAppStore.start(scenario: MigrateReceiptMigrationTests.scenario)
+        defer { appStore.stop() }
         let result = try FunctionBinary(name: "migrate-receipt").run(
-            stdin: try Self.request("receipt-several", ["legacyCheck": true]), environment: Self.environment(server))
+            stdin: try Self.request("receipt-several", ["legacyCheck": true]), environment: Self.environment(server, appStore: appStore.baseURL))
         #expect(result.exitCode == 0, "stderr: \(result.stderrText)")
         let answer = try Self.answer(result)
         #expect(answer["verified"] as? Bool == true)
@@ -48,7 +60,11 @@ struct MigrateReceiptBinaryTests {
         #expect(subscriptions.map { $0["originalTransactionId"] as? String } == ["1000000000000001"])
         #expect(subscriptions.first?["state"] as? String == "grace")
         #expect(subscriptions.first?["expirationIntent"] as? Int == 2)
-        #expect((answer["migration"] as? [String: Any])?["performed"] as? Bool == false)
+        #expect((answer["migration"] as? [String: Any])?["performed"] as? Bool == true)
+        // Apple renewed it on 06-01: the legacy fields (grace) and the new track (active) differ.
+        let disagreements = try #require(answer["disagreements"] as? [[String: Any]])
+        #expect(disagreements.map { $0["legacyStatus"] as? String } == ["grace"])
+        #expect(disagreements.map { $0["newStatus"] as? String } == ["active"])
         #expect(server.requests().map { $0["path"] as? String } == ["/buy/verifyReceipt", "/sandbox/verifyReceipt"])
         // The shared secret never reaches a log.
         #expect(!result.stderrText.contains(Self.secret))

@@ -34,7 +34,9 @@ Signed fields are JWS signed with the test PKI's leaf key (x5c: leaf, intermedia
 Control (no token):
   POST /control/faults    {"faults": [{"kind": "status", "status": 429, "retryAfter": 2,
                            "errorCode": 4290000} | {"kind": "hang", "seconds": 5} |
-                           {"kind": "drop"}, ...]}  the next API requests take these in turn
+                           {"kind": "drop"}, ...]}  the next API requests take these in turn;
+                           a fault with "path": "/inApps/v1/subscriptions" is taken only by a
+                           request whose path (sandbox prefix removed) starts with it
   POST /control/faults/clear  drops the faults not yet used
   GET  /control/log       {"requests": [{method, environment, path, query, body, status, auth}]}
   POST /control/log/clear
@@ -382,7 +384,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         store = self.store
         with store.lock:
             store.log.append(entry)
-            fault = store.faults.pop(0) if store.faults else None
+            fault = None
+            for index, candidate in enumerate(store.faults):
+                if path.startswith(candidate.get("path", "")):
+                    fault = store.faults.pop(index)
+                    break
         reason = store.check_token(self.headers.get("Authorization"))
         if reason is not None:
             entry["auth"] = reason
