@@ -147,14 +147,18 @@ final class AppleWorld: @unchecked Sendable {
 
     /// Starts `reconcile` in the background (to be killed, or run side by side).
     func spawnReconcile(_ request: [String: Any], extra: [String: String] = [:]) throws -> (process: SpawnedProcess, stdout: URL) {
-        let folder = try E2E.scratchFolder("reconcile")
+        try spawn("reconcile", request, extra: extra)
+    }
+
+    func spawn(_ function: String, _ request: [String: Any], extra: [String: String] = [:]) throws -> (process: SpawnedProcess, stdout: URL) {
+        let folder = try E2E.scratchFolder(function)
         let input = folder.appendingPathComponent("stdin")
         let output = folder.appendingPathComponent("stdout")
         try JSONSerialization.data(withJSONObject: request).write(to: input)
         var environment = self.environment
         environment.merge(extra) { $1 }
         let process = try SpawnedProcess.spawn(
-            FunctionBinary(name: "reconcile").url.path, environment: environment, directory: FunctionBinary.repositoryRoot.path,
+            FunctionBinary(name: function).url.path, environment: environment, directory: FunctionBinary.repositoryRoot.path,
             stdin: input.path, stdout: output.path, stderr: folder.appendingPathComponent("stderr").path)
         return (process, output)
     }

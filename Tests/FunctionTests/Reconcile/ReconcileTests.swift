@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import StorekeeperCore
 import Testing
 import TestSupport
 
@@ -233,7 +234,10 @@ struct ReconcileTests {
         #expect(down.report["corrected"] as? [String: Int] == ["active→refunded": 2])
         #expect((down.report["failed"] as? [String: Int])?.values.reduce(0, +) == 5, "\(down)")
         for id in ids.prefix(2) {
-            #expect(try world.entitlement(id)["status"] as? String == "refunded")
+            let entitlement = try world.entitlement(id)
+            #expect(entitlement["status"] as? String == "refunded")
+            // What Apple said before it went down is still what get-entitlements relies on.
+            #expect(entitlement.field("confirmedByApple", "appleStatus") as? Int == 5)
         }
         for id in ids.dropFirst(2) {
             let entitlement = try world.entitlement(id)
@@ -249,6 +253,45 @@ struct ReconcileTests {
         #expect(back.report["resumedAfter"] as? String == ids[1])
         #expect(back.report["corrected"] as? [String: Int] == ["active→refunded": 6])
         #expect(try world.askedIds() == Array(ids.dropFirst(2)))
+    }
+
+    @Test("out of time: exit 0, outOfTime, the next run resumes and nobody is asked twice")
+    func outOfTimeResumes() throws {
+        let ids = Self.ids("65000000", 12)
+        let world = try AppleWorld(customers: ids.map(Self.current))
+        let request: [String: Any] = ["originalTransactionIds": ids, "budgetSeconds": 1]
+        let short = try world.reconcile(request, extra: ["RECONCILE_REQUESTS_PER_SECOND": "4"])
+        #expect(short.exitCode == 0, "\(short)")
+        #expect(short.report["outOfTime"] as? Bool == true, "\(short)")
+        #expect(short.report["stoppedBy"] == nil)
+        let first = try world.askedIds()
+        #expect(first.count >= 4 && first.count < ids.count, "\(first)")
+
+        let rest = try world.reconcile(["originalTransactionIds": ids], extra: ["RECONCILE_REQUESTS_PER_SECOND": "50"])
+        #expect(rest.exitCode == 0, "\(rest)")
+        #expect(rest.report["resumedAfter"] as? String == first.last)
+        #expect(rest.report["outOfTime"] as? Bool == false)
+        #expect(try world.askedIds() == ids, "each asked once, in order")
+    }
+
+    @Test("an answer that fails verification is applied to nothing and counts as failed, not unchanged")
+    func anUnverifiableAnswerChangesNothing() throws {
+        let id = "7500000001"
+        let world = try AppleWorld(customers: [
+            AppleWorld.customer([AppleWorld.period(id, purchase: Self.now - 2 * Self.day, expires: Self.now + 28 * Self.day,
+                                                   extra: ["revocationDate": Self.now - AppleWorld.hour, "revocationReason": 0])]),
+        ])
+        // No seeding here: the store's cache of proven chains is keyed by the chain, not by
+        // the roots, so a chain the seeding proved would be taken from the cache.
+        let otherRoot = E2E.pki.appendingPathComponent("other-root.pem").path
+        let run = try world.reconcile(["originalTransactionIds": [id]], extra: ["APPSTORE_ROOT_CERTS": otherRoot])
+        #expect(run.exitCode == 0, "\(run)")
+        #expect(run.report["asked"] as? Int == 1)
+        #expect(run.report["failed"] as? [String: Int] == ["INVALID_CERTIFICATE": 1], "\(run)")
+        #expect(run.report["unchanged"] as? Int == 0, "\(run)")
+        #expect(run.report["corrected"] as? [String: Int] == [:])
+        #expect(try world.store.record(id) == nil, "nothing was applied")
+        #expect(try world.store.open().get(StoreKeys.appleStatus(id)) == nil, "nothing was cached as Apple's answer")
     }
 
     @Test("Apple refusing the API key stops the run: exit 78, nothing asked twice")

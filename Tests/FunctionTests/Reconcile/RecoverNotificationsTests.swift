@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import StorekeeperCore
 import Testing
 import TestSupport
@@ -130,6 +131,31 @@ struct RecoverNotificationsTests {
         let first = try #require(try world.fake.requests().first)
         #expect((first["query"] as? [String: [String]])?["paginationToken"]?.isEmpty == false, "\(first)")
         #expect(try world.store.pendingJobs() == 3)
+    }
+
+    @Test("a run killed while reading page 2 resumes there; nothing is queued twice")
+    func aKilledRunResumesAtItsPage() throws {
+        let world = try Self.world()
+        try world.fake.queueFaults([["kind": "pass"], ["kind": "hang", "seconds": 20]])
+        let killed = try world.spawn("recover-notifications", window, extra: ["APPSTORE_API_TIMEOUT_SECONDS": "60"])
+        let deadline = Date().addingTimeInterval(30)
+        while try world.fake.requests().count < 2, Date() < deadline, killed.process.poll() == nil {
+            usleep(20_000)
+        }
+        killed.process.send(SIGKILL)
+        #expect(killed.process.wait(seconds: 10) == .signaled(SIGKILL))
+        #expect(try world.store.pendingJobs() == 2, "page 1 was queued before the kill")
+
+        try world.fake.clearLog()
+        let resumed = try world.run("recover-notifications", window)
+        #expect(resumed.exitCode == 0, "\(resumed)")
+        #expect(resumed.report["resumed"] as? Bool == true)
+        #expect(resumed.report["pages"] as? Int == 2)
+        #expect(resumed.report["queued"] as? Int == 3)
+        #expect(resumed.report["invalid"] as? [String: Int] == ["VERIFICATION_FAILURE": 1])
+        #expect(try world.store.pendingJobs() == 5)
+        let first = try #require(try world.fake.requests().first)
+        #expect((first["query"] as? [String: [String]])?["paginationToken"]?.isEmpty == false, "\(first)")
     }
 
     @Test("Apple refusing the API key is exit 78")
