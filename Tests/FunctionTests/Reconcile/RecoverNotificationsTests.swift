@@ -158,6 +158,33 @@ struct RecoverNotificationsTests {
         #expect((first["query"] as? [String: [String]])?["paginationToken"]?.isEmpty == false, "\(first)")
     }
 
+    @Test("filters reach Apple as given; a different question does not resume another's page")
+    func filtersAndSeparateCursors() throws {
+        let world = try Self.world()
+        try world.fake.queueFaults([["kind": "pass"]] + Array(repeating: ["kind": "status", "status": 503], count: 40))
+        #expect(try world.run("recover-notifications", window).exitCode == 75)
+        try world.fake.clearFaults()
+        try world.fake.clearLog()
+
+        let start = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(Self.windowStart) / 1000))
+        let renewals = try world.run("recover-notifications", ["startDate": start, "endDate": Self.now, "notificationType": "DID_RENEW"])
+        #expect(renewals.exitCode == 0, "\(renewals)")
+        #expect(renewals.report["resumed"] as? Bool == false)
+        #expect(renewals.report["fetched"] as? Int == 3)
+        #expect(renewals.report["queued"] as? Int == 2)
+        let body = try #require(try world.fake.requests().first?["body"] as? [String: Any])
+        #expect(body["notificationType"] as? String == "DID_RENEW")
+        #expect(body["startDate"] as? Int64 == Self.windowStart / 1000 * 1000)
+        #expect(body["endDate"] as? Int64 == Self.now)
+
+        // The unfiltered question still resumes where it stopped.
+        let rest = try world.run("recover-notifications", window)
+        #expect(rest.exitCode == 0, "\(rest)")
+        #expect(rest.report["resumed"] as? Bool == true)
+        #expect(rest.report["queued"] as? Int == 1)
+        #expect(rest.report["alreadyKnown"] as? Int == 2)
+    }
+
     @Test("Apple refusing the API key is exit 78")
     func aRefusedKeyIsAConfigurationError() throws {
         let world = try Self.world()
