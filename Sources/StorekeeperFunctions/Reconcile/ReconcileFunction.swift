@@ -51,6 +51,8 @@ public final class ReconcileFunction: FunctionHandler {
               ended with no later event (60 days back), and subscriptions whose notifications
               were dead-lettered. all: every subscription. originalTransactionIds: only these.
               A run resumes where an unfinished run of the same selection stopped, unless restart.
+              Two runs of one selection at the same time are not locked out of each other:
+              both walk it (each subscriber asked twice, within the shared rate limit).
             """,
         response: """
             {"report": {"selection", "resumedAfter", "total", "done", "asked", "unchanged",
