@@ -69,10 +69,15 @@ public final class Reconciler {
                 report.outOfTime = true
                 break
             }
-            let answered = try reconcile(originalTransactionId, into: &report)
+            let outcome = try reconcile(originalTransactionId, into: &report)
+            if outcome == .outOfTime {
+                // Not asked: the budget would end while waiting for the rate limit.
+                report.outOfTime = true
+                break
+            }
             report.done += 1
             progress?(report.done, report.total)
-            guard answered else {
+            guard outcome == .answered else {
                 // The cursor stays before this subscriber: a run that stops here asks again.
                 unavailableStreak += 1
                 if unavailableStreak >= Self.unavailableStreakLimit {
@@ -92,25 +97,36 @@ public final class Reconciler {
         return report
     }
 
-    /// One subscriber: ask, verify, apply, compare. False when Apple gave no answer (nothing
-    /// was changed). Other failures are counted, never thrown, so one bad answer does not stop
-    /// the walk; a refused API key stops it (every request would fail the same way), and so
-    /// does the store failing (nothing could be saved anyway).
-    private func reconcile(_ originalTransactionId: String, into report: inout ReconciliationReport) throws -> Bool {
-        report.asked += 1
+    enum Outcome: Equatable {
+        /// Apple answered (the answer may still have failed verification: counted).
+        case answered
+        /// No answer from Apple: nothing was changed.
+        case unavailable
+        /// Not asked: the run's budget ran out first.
+        case outOfTime
+    }
+
+    /// One subscriber: ask, verify, apply, compare. Failures are counted, never thrown, so one
+    /// bad answer does not stop the walk; a refused API key stops it (every request would fail
+    /// the same way), and so does the store failing (nothing could be saved anyway).
+    private func reconcile(_ originalTransactionId: String, into report: inout ReconciliationReport) throws -> Outcome {
         let answer: [AppleSubscriptionState]
         do {
             answer = try lookup.latestTransactions(of: originalTransactionId)
         } catch {
             switch error.kind {
             case .misconfigured: throw error
+            case .outOfTime: return .outOfTime
             case .notFound: report.count(failure: "notFound")
             case .unavailable, .rejected: report.count(failure: error.code)
             }
-            return error.kind != .unavailable
+            report.asked += 1
+            return error.kind == .unavailable ? .unavailable : .answered
         }
+        report.asked += 1
         let now = clock.now()
         var changed = false
+        var failed = false
         for state in answer {
             do {
                 if let correction = try apply(state, now: now) {
@@ -119,15 +135,19 @@ public final class Reconciler {
                     onCorrection?(correction)
                 }
             } catch let error as VerificationError {
+                failed = true
                 report.count(failure: error.code)
             } catch let error as StoreError {
+                failed = true
                 report.count(failure: error.code)
             } catch {
+                failed = true
                 report.count(failure: "failed")
             }
         }
-        if !changed { report.unchanged += 1 }
-        return true
+        // Unchanged means Apple agreed, not that its answer could not be used.
+        if !changed && !failed { report.unchanged += 1 }
+        return .answered
     }
 
     /// Applies one of Apple's answers; the correction when the status it implies differs from

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
-/// A token bucket kept in the store, so every process that calls Apple (two `reconcile` runs
-/// from two cron hosts, an operator's `recover-notifications`) shares one budget. Apple's
+/// A token bucket kept in the store, so every process that calls Apple's status endpoint (two
+/// `reconcile` runs from two cron hosts, an operator's run by hand) shares one budget. Apple's
 /// limits are per developer account, not per process: a limit each process kept for itself
 /// would multiply with the number of processes.
 ///

@@ -36,6 +36,9 @@ public struct SubscriptionStatusLookupFailure: Error, Sendable, CustomStringConv
         case rejected
         /// Apple refused the API key itself: every request would fail, so the run stops.
         case misconfigured
+        /// Nothing was asked: the run's time budget would end before the request could go (a
+        /// rate-limit wait past it). The run stops as out of time, not as Apple being down.
+        case outOfTime
     }
 
     public var kind: Kind

@@ -23,8 +23,16 @@ public final class ReconcileFunction: FunctionHandler {
     }
 
     static let variables: [EnvironmentVariableHelp] = AppStoreAPISettings.apiVariables.map { variable in
-        // Signed answers are verified before they are applied: the roots are required here.
-        variable.name == "APPSTORE_ROOT_CERTS" ? .required(variable.name, "trusted root certificates (comma-separated files or folders): Apple's answers are verified before they are applied") : variable
+        switch variable.name {
+        case "APPSTORE_ROOT_CERTS":
+            // Signed answers are verified before they are applied: the roots are required here.
+            .required(variable.name, "trusted root certificates (comma-separated files or folders): Apple's answers are verified before they are applied")
+        case StoreLocation.variable:
+            // Not only the verifier's caches here: the entitlements, the cursor, the shared bucket.
+            .optional(variable.name, "the deployment's store: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://...; entitlements, the run's cursor and the rate limit shared by every process live there")
+        default:
+            variable
+        }
     } + [
         .optional("RECONCILE_REQUESTS_PER_SECOND", "requests per second to Apple, shared by every process through the store (default 2; Apple's limits are per account)"),
         .optional("RECONCILE_BUDGET_SECONDS", "default time budget of a run (1800); an unfinished run resumes at its cursor"),
@@ -43,6 +51,8 @@ public final class ReconcileFunction: FunctionHandler {
               ended with no later event (60 days back), and subscriptions whose notifications
               were dead-lettered. all: every subscription. originalTransactionIds: only these.
               A run resumes where an unfinished run of the same selection stopped, unless restart.
+              Two runs of one selection at the same time are not locked out of each other:
+              both walk it (each subscriber asked twice, within the shared rate limit).
             """,
         response: """
             {"report": {"selection", "resumedAfter", "total", "done", "asked", "unchanged",

@@ -67,6 +67,9 @@ extension AppStoreAPIError {
         if kind == .unauthorized {
             return SubscriptionStatusLookupFailure(.misconfigured, code: code, reason: reason)
         }
+        if code == SharedRateLimitGate.pastBudgetCode {
+            return SubscriptionStatusLookupFailure(.outOfTime, code: code, reason: reason)
+        }
         if isRetryable || kind == .transport || kind == .deadlineExceeded {
             return SubscriptionStatusLookupFailure(.unavailable, code: code, reason: reason)
         }
@@ -89,6 +92,8 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
     private let deadline: Duration
     private let wallClock = SystemClock()
     private(set) var waits = 0
+    /// The refusal of a wait past the budget: the run is out of time, Apple is not down.
+    static let pastBudgetCode = "RateLimitWaitPastBudget"
 
     /// `deadline` is on `timing`'s monotonic clock.
     init(limiter: SharedRateLimiter, timing: any AppStoreAPIRetryTiming, deadline: Duration) {
@@ -107,7 +112,7 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
             }
             guard case .wait(let delay) = decision else { return }
             guard timing.now() + delay < deadline else {
-                throw AppStoreAPIError(kind: .deadlineExceeded, code: "RateLimitWaitPastBudget",
+                throw AppStoreAPIError(kind: .deadlineExceeded, code: Self.pastBudgetCode,
                                        reason: "the shared rate limit would wait past this run's time budget", isRetryable: true)
             }
             waits += 1

@@ -34,7 +34,8 @@ Signed fields are JWS signed with the test PKI's leaf key (x5c: leaf, intermedia
 Control (no token):
   POST /control/faults    {"faults": [{"kind": "status", "status": 429, "retryAfter": 2,
                            "errorCode": 4290000} | {"kind": "hang", "seconds": 5} |
-                           {"kind": "drop"}, ...]}  the next API requests take these in turn;
+                           {"kind": "drop"} | {"kind": "pass"}, ...]}  the next API requests take
+                           these in turn ("pass" answers normally: faults that start later);
                            a fault with "path": "/inApps/v1/subscriptions" is taken only by a
                            request whose path (sandbox prefix removed) starts with it
   POST /control/faults/clear  drops the faults not yet used
@@ -51,6 +52,7 @@ Scenario (JSON): {"keyId", "issuerId", "bundleId", "appAppleId", "pageSize" (20)
                     "renewals": [{originalTransactionId, autoRenewStatus, ...}],
                     "orders": ["ORDERID"], "appTransaction": {...}}],
      "notifications": [{"notificationType", "subtype", "transactionId", "signedDate",
+                        "notificationUUID" (random when absent), "tamper" (a bad signature),
                         "sendAttempts": [{"attemptDate", "sendAttemptResult"}]}],
      "testNotification": {"sendAttemptResults": ["SUCCESS"], "pendingPolls": 1,
                           "noNotificationUrl": false}}}}
@@ -283,6 +285,16 @@ class Store:
             payload["subtype"] = n["subtype"]
         return payload
 
+    def signed_notification(self, env, n):
+        signed = self.signer.sign(self.notification_payload(env, n))
+        if n.get("tamper"):
+            # A payload whose signature does not match: verification must refuse it.
+            head, body, signature = signed.split(".")
+            raw = bytearray(b64url_decode(signature))
+            raw[0] ^= 0x01
+            signed = head + "." + body + "." + b64url(bytes(raw))
+        return signed
+
     # -- lookups -------------------------------------------------------------------------------
     def find_customer(self, env, transaction_id):
         for customer in self.envs[env]["customers"]:
@@ -394,7 +406,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             entry["auth"] = reason
             entry["status"] = 401
             return self.answer(401, b"Unauthenticated\n", [("Content-Type", "text/plain")])
-        if fault is not None:
+        if fault is not None and fault.get("kind") != "pass":
             return self.apply_fault(fault, entry)
         try:
             with store.lock:
@@ -680,7 +692,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         offset = read_token(query["paginationToken"][0], filters, 4000014) if query.get("paginationToken") else 0
         chunk, more = page(items, offset, s.page_size)
         answer = {"hasMore": more, "notificationHistory": [
-            {"signedPayload": s.signer.sign(s.notification_payload(env, n)), "sendAttempts": n.get("sendAttempts", [])}
+            {"signedPayload": s.signed_notification(env, n), "sendAttempts": n.get("sendAttempts", [])}
             for n in chunk]}
         if more:
             answer["paginationToken"] = make_token(offset + len(chunk), filters)
