@@ -53,6 +53,28 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
     /// .crt and .der file of a directory (in name order). Meant for configuration time
     /// (the trust anchors), not the request path.
     public static func load(path: String) throws(CryptoError) -> [Certificate] {
+        var certificates: [Certificate] = []
+        for file in try certificateFiles(at: path) {
+            certificates.append(contentsOf: try loadFile(file))
+        }
+        return certificates
+    }
+
+    /// The bytes of the files `load(path:)` reads, as they are on disk, unparsed: enough to
+    /// tell one configuration of roots from another at the cost of reading a few small files.
+    public static func fileContents(path: String) throws(CryptoError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for file in try certificateFiles(at: path) {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw CryptoError(operation: "read \(file)", message: "cannot read the file")
+            }
+            bytes += Array(file.utf8) + [0] + Array(data)
+        }
+        return bytes
+    }
+
+    /// `path` itself when it is a file, else its certificate files in name order.
+    private static func certificateFiles(at path: String) throws(CryptoError) -> [String] {
         let fileManager = FileManager.default
         let attributes: [FileAttributeKey: Any]
         do {
@@ -61,7 +83,7 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
             throw CryptoError(operation: "load certificates from \(path)", message: "\(error)")
         }
         guard attributes[.type] as? FileAttributeType == .typeDirectory else {
-            return try loadFile(path)
+            return [path]
         }
         let names: [String]
         do {
@@ -76,11 +98,7 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
         guard !files.isEmpty else {
             throw CryptoError(operation: "load certificates from \(path)", message: "no .pem, .cer, .crt or .der file")
         }
-        var certificates: [Certificate] = []
-        for name in files {
-            certificates.append(contentsOf: try loadFile(path.hasSuffix("/") ? path + name : path + "/" + name))
-        }
-        return certificates
+        return files.map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
     }
 
     private static func loadFile(_ path: String) throws(CryptoError) -> [Certificate] {

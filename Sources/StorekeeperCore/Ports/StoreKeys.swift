@@ -11,7 +11,7 @@ import OpenSSLCrypto
 ///
 /// | key | value | expiry | written by |
 /// | --- | --- | --- | --- |
-/// | `appstore:chain:<sha256 of x5c[0].x5c[1]>` | a proven `x5c` chain: leaf key, validity window (`CachedChain`) | 24 h | signed-data verification |
+/// | `appstore:chain:<sha256 of the roots' identity, x5c[0].x5c[1]>` | a proven `x5c` chain: leaf key, validity window (`CachedChain`) | 24 h | signed-data verification |
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
 /// | queue `{notifications}` | one job per notification to apply; REFUND and REVOKE at priority 0 | — | receive-notification → process-notifications |
@@ -94,10 +94,11 @@ public enum StoreKeys {
         "appstore:recover:cursor:" + requestDigest
     }
 
-    /// A verified `x5c` chain, keyed by the exact certificate text, so a cache hit costs no
-    /// certificate parsing at all.
-    public static func verifiedChain(leaf: String, intermediate: String) -> String {
-        "appstore:chain:" + Hex.encode(Digest.sha256(Array(leaf.utf8) + [UInt8(ascii: ".")] + Array(intermediate.utf8)))
+    /// A verified `x5c` chain, keyed by the exact certificate text (so a cache hit costs no
+    /// certificate parsing at all) and by the roots it was proven against (so it is proven
+    /// again under other roots).
+    public static func verifiedChain(leaf: String, intermediate: String, roots: [UInt8]) -> String {
+        "appstore:chain:" + Hex.encode(Digest.sha256(roots + Array(leaf.utf8) + [UInt8(ascii: ".")] + Array(intermediate.utf8)))
     }
 
     /// The revocation status of one certificate, keyed by its DER fingerprint.

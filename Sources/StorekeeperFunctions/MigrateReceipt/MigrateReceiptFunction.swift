@@ -218,10 +218,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
         guard let verification = api.verification else {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set (Apple's answers are verified before they are applied)")
         }
-        // The request token is dated by the wall clock, always: Apple checks it against its own
-        // time, even when the function's clock is pinned (STOREKEEPER_NOW) for verification.
-        let client = AppStoreServerAPIClient(credentials: api.credentials, http: try context.adapters.http(), baseURLs: api.baseURLs,
-                                             clock: SystemClock(), retryPolicy: api.retryPolicy)
+        let client = try api.makeClient(context: context)
         let migrator = AppStoreReceiptMigrator(
             client: client, verifier: verification.makeVerifier(adapters: context.adapters),
             store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback)

@@ -80,8 +80,10 @@ struct AppStoreAPISettings {
 
     func makeClient(context: FunctionContext, timing: any AppStoreAPIRetryTiming = SystemRetryTiming(),
                     gate: any AppStoreAPIRequestGate = OpenRequestGate()) throws -> AppStoreServerAPIClient {
+        // The request token is dated by the wall clock, always: Apple checks it against its own
+        // time, even when the function's clock is pinned (STOREKEEPER_NOW) for verification.
         AppStoreServerAPIClient(credentials: credentials, http: try context.adapters.http(), baseURLs: baseURLs,
-                                clock: context.clock, retryPolicy: retryPolicy, timing: timing, gate: gate)
+                                clock: SystemClock(), retryPolicy: retryPolicy, timing: timing, gate: gate)
     }
 
     /// Lookups by transaction id ask the sandbox when production does not know the id.

@@ -56,7 +56,7 @@ struct AppStoreSettings {
         for path in rootPaths where !FileManager.default.isReadableFile(atPath: path) {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS: cannot read \(path)")
         }
-        let roots = TrustAnchors {
+        let roots = TrustAnchors(identity: { try rootPaths.flatMap { try Certificate.fileContents(path: $0) } }) {
             let certificates = try rootPaths.flatMap { try Certificate.load(path: $0) }
             guard !certificates.isEmpty else { throw FunctionError.configuration("APPSTORE_ROOT_CERTS names no certificate") }
             return certificates

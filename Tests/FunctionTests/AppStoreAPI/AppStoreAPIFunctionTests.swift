@@ -140,13 +140,14 @@ import TestSupport
     @Test func aRefusedTokenIsAConfigurationProblem() throws {
         let fake = try FakeAppStore.start()
         defer { fake.stop() }
-        // A clock two hours back signs a token that expired before it arrives.
+        // A key id Apple does not know; a clock pinned two hours back (STOREKEEPER_NOW, which
+        // verification uses) does not date the token: it is signed at the wall clock's time.
         let stale = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-7200))
         let answer = try Self.run("app-store-api", ["operation": "getTransactionInfo", "transactionId": "1000000001"],
-                                  Self.environment(fake, ["STOREKEEPER_NOW": stale]))
+                                  Self.environment(fake, ["STOREKEEPER_NOW": stale, "APPSTORE_KEY_ID": "NOSUCHKEY1"]))
         #expect(answer.exitCode == 78)
         #expect((answer.json["error"] as? [String: Any])?["code"] as? String == "UnauthorizedError")
-        #expect(try fake.requests().map { $0["auth"] as? String } == ["expired"])
+        #expect(try fake.requests().map { $0["auth"] as? String } == ["unknown kid"])
         #expect(!answer.stderr.contains("Bearer"))
     }
 

@@ -242,3 +242,26 @@ struct TrustAnchorsTests {
         #expect(loads == 1)
     }
 }
+
+@Suite("SignedDataVerifier: a chain cached in the store is trusted only under the roots that proved it")
+struct SignedDataVerifierChainCacheTests {
+    func verifier(roots: [String], store: MemoryStore) throws -> SignedDataVerifier {
+        SignedDataVerifier(
+            configuration: .init(trustAnchors: TrustAnchors(try roots.map(TestPKI.certificate)), bundleId: TestPKI.bundleId,
+                                 appAppleId: TestPKI.appAppleId, acceptedEnvironments: ["Sandbox"]),
+            chainStore: { store })
+    }
+
+    @Test func anotherRootConfigurationProvesTheChainAgain() throws {
+        let store = MemoryStore()
+        let jws = try TestPKI.sign(TestPKI.transaction())
+        _ = try verifier(roots: ["root"], store: store).verify(jws, now: TestPKI.fixedTime)
+        #expect(store.keys.contains { $0.hasPrefix("appstore:chain:") }, "the proven chain is cached")
+        // A process whose configuration no longer trusts that root finds nothing in the cache.
+        #expect(throws: VerificationError(.invalidCertificate, "")) {
+            try verifier(roots: ["other-root"], store: store).verify(jws, now: TestPKI.fixedTime)
+        }
+        // Under the first configuration the cache still serves.
+        _ = try verifier(roots: ["root"], store: store).verify(jws, now: TestPKI.fixedTime)
+    }
+}

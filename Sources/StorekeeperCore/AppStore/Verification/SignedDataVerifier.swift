@@ -148,7 +148,8 @@ public final class SignedDataVerifier {
         if let entry = chains.entry(leaf: x5c[0], intermediate: x5c[1]), usable(entry) {
             return entry
         }
-        let storeKey = StoreKeys.verifiedChain(leaf: x5c[0], intermediate: x5c[1])
+        let storeKey = StoreKeys.verifiedChain(leaf: x5c[0], intermediate: x5c[1],
+                                               roots: try configuration.trustAnchors.identity())
         if let entry = cachedChain(storeKey), usable(entry) {
             chains.insert(leaf: x5c[0], intermediate: x5c[1], entry)
             return entry
