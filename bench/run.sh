@@ -158,3 +158,44 @@ for url in "$sqlite_url" "$redis_url"; do
   done
 done
 echo "  targets: webhook >= 200 requests/s with p99 < 50 ms; worker >= 2,000 notifications/s on Redis"
+
+# ---------------------------------------------------------------------------------------
+# The request-path functions of the later issues, each a process per request on the SQLite
+# default: who is signed in (an identity token checked against Apple's keys cached in the
+# store), what a user may use (get-entitlements by user id), and an old app's receipt read
+# and verified (a dry run of migrate-receipt).
+echo
+echo "== later issues: whole process, median of $RUNS runs =="
+export STORE_URL="sqlite:$out/later-store.db"
+rm -f "$out"/later-store.db*
+# get-entitlements for a user with one subscription, ingested once.
+echo "{\"sign\":\"transaction\",\"payload\":$(transaction 900001 900000)}" | "$BIN/simulate-store" 2>/dev/null \
+  | sed 's/"signedData"/"jwsRepresentation"/; s/}$/,"userId":"bench-user"}/' | APPSTORE_ONLINE_CHECKS=off "$BIN/ingest-transaction" >/dev/null 2>&1
+echo '{"userId":"bench-user"}' > "$out/entitlements-request.json"
+grep -q '"active":true' <("$BIN/get-entitlements" < "$out/entitlements-request.json" 2>/dev/null) \
+  || { echo "get-entitlements did not find the bench user's subscription" >&2; exit 1; }
+entitlements=$("$timer" -n "$RUNS" -w 20 -i "$out/entitlements-request.json" -- "$BIN/get-entitlements" | tee "$out/get-entitlements.json")
+printf '  %-44s %8s us  (peak RSS %s KiB)\n' "get-entitlements, one user" "$(field median_us <<<"$entitlements")" "$(field max_rss_kib <<<"$entitlements")"
+
+# siwa-verify-token against the fake Apple ID server's keys, fetched once and then read from
+# the store: the steady state.
+python3 Tests/Support/fakes/fake_apple_id.py --port-file "$out/apple-id.port" --team-id BENCHTEAM1 --key-id BENCHKEY01 \
+  --client-ids com.example.web --client-key-pub Tests/Fixtures/pki/siwa-key.pub.pem \
+  --signing-key Tests/Fixtures/pki/appleid-rsa.key >/dev/null 2>&1 &
+apple_id_pid=$!
+for _ in $(seq 1 50); do [ -s "$out/apple-id.port" ] && break; sleep 0.1; done
+apple_id="http://127.0.0.1:$(cat "$out/apple-id.port")"
+token=$(curl -s -X POST -H 'Content-Type: application/json' -d '{}' "$apple_id/control/token" | sed -n 's/.*"token": *"\([^"]*\)".*/\1/p')
+echo "{\"identityToken\":\"$token\"}" > "$out/identity-token.json"
+export SIWA_CLIENT_IDS=com.example.web SIWA_BASE_URL=$apple_id
+grep -q '"valid":true' <("$BIN/siwa-verify-token" < "$out/identity-token.json" 2>/dev/null) \
+  || { kill -9 "$apple_id_pid"; echo "the bench identity token does not verify" >&2; exit 1; }
+siwa=$("$timer" -n "$RUNS" -w 20 -i "$out/identity-token.json" -- "$BIN/siwa-verify-token" | tee "$out/siwa-verify-token.json")
+kill -9 "$apple_id_pid" 2>/dev/null || true
+rm -f "$out/apple-id.port"
+printf '  %-44s %8s us  (peak RSS %s KiB)\n' "siwa-verify-token, keys cached in the store" "$(field median_us <<<"$siwa")" "$(field max_rss_kib <<<"$siwa")"
+
+# migrate-receipt: a receipt with several purchases, read and verified, nothing asked.
+printf '{"receiptData":"%s","dryRun":true}' "$(tr -d '\n' < Tests/Fixtures/receipts/receipt-several.b64)" > "$out/receipt-request.json"
+receipt=$(APPSTORE_RECEIPT_ROOT_CERTS=Tests/Fixtures/receipts/pki/receipt-root.pem "$timer" -n "$RUNS" -w 20 -i "$out/receipt-request.json" -- "$BIN/migrate-receipt" | tee "$out/migrate-receipt.json")
+printf '  %-44s %8s us  (peak RSS %s KiB)\n' "migrate-receipt, dry run of 4 purchases" "$(field median_us <<<"$receipt")" "$(field max_rss_kib <<<"$receipt")"

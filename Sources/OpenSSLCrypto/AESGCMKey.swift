@@ -34,25 +34,25 @@ public final class AESGCMKey: @unchecked Sendable {
         var length: Int32 = 0
         if !associatedData.isEmpty {
             try OpenSSL.check(
-                EVP_EncryptUpdate(context.pointer, nil, &length, associatedData, Int32(associatedData.count)) == 1 ? 1 : 0,
+                EVP_EncryptUpdate(context.pointer, nil, &length, associatedData, Int32(associatedData.count)),
                 "EVP_EncryptUpdate (associated data)")
         }
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count + 16)
         var written = 0
         if !plaintext.isEmpty {
             try OpenSSL.check(
-                EVP_EncryptUpdate(context.pointer, &ciphertext, &length, plaintext, Int32(plaintext.count)) == 1 ? 1 : 0,
+                EVP_EncryptUpdate(context.pointer, &ciphertext, &length, plaintext, Int32(plaintext.count)),
                 "EVP_EncryptUpdate")
             written = Int(length)
         }
         let finalResult = ciphertext.withUnsafeMutableBufferPointer { buffer in
             EVP_EncryptFinal_ex(context.pointer, buffer.baseAddress.map { $0 + written }, &length)
         }
-        try OpenSSL.check(finalResult == 1 ? 1 : 0, "EVP_EncryptFinal_ex")
+        try OpenSSL.check(finalResult, "EVP_EncryptFinal_ex")
         written += Int(length)
         var tag = [UInt8](repeating: 0, count: Self.tagByteCount)
         try OpenSSL.check(
-            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagByteCount), &tag) == 1 ? 1 : 0,
+            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagByteCount), &tag),
             "EVP_CIPHER_CTX_ctrl (get tag)")
         return nonce + ciphertext.prefix(written) + tag
     }
@@ -71,19 +71,19 @@ public final class AESGCMKey: @unchecked Sendable {
         var length: Int32 = 0
         if !associatedData.isEmpty {
             try OpenSSL.check(
-                EVP_DecryptUpdate(context.pointer, nil, &length, associatedData, Int32(associatedData.count)) == 1 ? 1 : 0,
+                EVP_DecryptUpdate(context.pointer, nil, &length, associatedData, Int32(associatedData.count)),
                 "EVP_DecryptUpdate (associated data)")
         }
         var plaintext = [UInt8](repeating: 0, count: ciphertext.count + 16)
         var written = 0
         if !ciphertext.isEmpty {
             try OpenSSL.check(
-                EVP_DecryptUpdate(context.pointer, &plaintext, &length, ciphertext, Int32(ciphertext.count)) == 1 ? 1 : 0,
+                EVP_DecryptUpdate(context.pointer, &plaintext, &length, ciphertext, Int32(ciphertext.count)),
                 "EVP_DecryptUpdate")
             written = Int(length)
         }
         try OpenSSL.check(
-            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagByteCount), &tag) == 1 ? 1 : 0,
+            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagByteCount), &tag),
             "EVP_CIPHER_CTX_ctrl (set tag)")
         let finalResult = plaintext.withUnsafeMutableBufferPointer { buffer in
             EVP_DecryptFinal_ex(context.pointer, buffer.baseAddress.map { $0 + written }, &length)
