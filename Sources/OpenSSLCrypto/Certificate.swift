@@ -1,5 +1,6 @@
 internal import COpenSSL
 import FoundationEssentials
+import Glibc
 
 /// An X.509 certificate: an entry of a JWS `x5c` header (base64 DER), or a configured
 /// trust anchor such as Apple Root CA - G3.
@@ -62,7 +63,10 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
 
     /// The bytes of the files `load(path:)` reads, as they are on disk, unparsed: enough to
     /// tell one configuration of roots from another at the cost of reading a few small files.
+    /// Runs in every process that verifies, so a plain file is read with open and read:
+    /// FileManager's attribute dictionary costs more than the read itself.
     public static func fileContents(path: String) throws(CryptoError) -> [UInt8] {
+        if let bytes = readRegularFile(path) { return Array(path.utf8) + [0] + bytes }
         var bytes: [UInt8] = []
         for file in try certificateFiles(at: path) {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -71,6 +75,23 @@ public final class Certificate: @unchecked Sendable, Equatable, CustomStringConv
             bytes += Array(file.utf8) + [0] + Array(data)
         }
         return bytes
+    }
+
+    /// The whole content of a regular file; nil when `path` is not one (a folder) or cannot be read.
+    private static func readRegularFile(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { return nil }
+            if count == 0 { return bytes }
+            bytes += chunk[0..<count]
+        }
     }
 
     /// `path` itself when it is a file, else its certificate files in name order.

@@ -103,6 +103,24 @@ struct CertificateTests {
         #expect(all == [pki.intermediate, pki.leaf, pki.rootA, pki.rootB])
     }
 
+    @Test func fileContentsTellConfigurationsApart() throws {
+        let pki = try TestPKI.shared.get()
+        let directory = try makeTemporaryDirectory("contents")
+        defer { removeTemporaryDirectory(directory) }
+        try pki.text("rootA.pem").write(to: directory.appendingPathComponent("a.pem"), atomically: true, encoding: .utf8)
+        try pki.text("rootB.pem").write(to: directory.appendingPathComponent("b.pem"), atomically: true, encoding: .utf8)
+        let a = try Certificate.fileContents(path: directory.appendingPathComponent("a.pem").path)
+        let b = try Certificate.fileContents(path: directory.appendingPathComponent("b.pem").path)
+        #expect(a != b)
+        #expect(a == (try Certificate.fileContents(path: directory.appendingPathComponent("a.pem").path)))
+        // A folder reads the same files load(path:) would, in name order.
+        let folder = try Certificate.fileContents(path: directory.path)
+        #expect(folder.count > a.count + b.count - 8)
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("b.pem"))
+        #expect(try Certificate.fileContents(path: directory.path) != folder)
+        #expect(throws: CryptoError.self) { try Certificate.fileContents(path: directory.appendingPathComponent("missing.pem").path) }
+    }
+
     @Test func loadFailures() throws {
         let directory = try makeTemporaryDirectory("load-fail")
         defer { removeTemporaryDirectory(directory) }
