@@ -10,7 +10,7 @@ import StorekeeperCore
 /// Server API happens through a `ReceiptMigrator` (none is wired yet: the answer says so).
 public final class MigrateReceiptFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["receiptData", "dryRun", "legacyCheck", "userId", "appAccountToken"]
+        static let fields: Set<String> = ["receiptData", "dryRun", "legacyCheck", "userId", "appAccountToken", "sessionToken"]
         /// Base64 of the receipt file (line breaks and spaces tolerated, as apps send them).
         var receiptData: String
         var dryRun: Bool?
@@ -19,6 +19,9 @@ public final class MigrateReceiptFunction: FunctionHandler {
         var userId: String?
         /// A UUID to set at Apple on purchases that carry none (default: the user's own).
         var appAccountToken: String?
+        /// The app's own proof of its user: the session Sign in with Apple opened (siwa-native's
+        /// sessionToken). Lets an old app version link its purchases without the admin token.
+        var sessionToken: String?
     }
 
     public static let descriptor = FunctionDescriptor(
@@ -29,7 +32,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
         summary: "Read and verify a legacy app receipt (PKCS#7) from an old app version, move its purchases to the App Store Server API, optionally compare with the legacy verifyReceipt.",
         request: """
             {"receiptData": "<base64 app receipt>", "dryRun": false, "legacyCheck": false,
-             "userId": "<optional>", "appAccountToken": "<optional UUID>"}
+             "userId": "<optional>", "appAccountToken": "<optional UUID>", "sessionToken": "<optional>"}
               dryRun: answer what the receipt holds; nothing is asked of Apple, nothing is stored
               (no API key needed).
               Otherwise, for each original transaction id: Get Transaction History (every page) and
@@ -38,6 +41,9 @@ public final class MigrateReceiptFunction: FunctionHandler {
               request's, which becomes the user's, or the user's Sign in with Apple one), Set App
               Account Token for purchases that carry none. Over HTTP, userId and appAccountToken
               need Authorization: Bearer $STOREKEEPER_ADMIN_TOKEN (401 otherwise): the route is public.
+              An app speaks for its own user with sessionToken (the session siwa-native or
+              siwa-callback opened): the purchases go to that session's user (401 invalid_session
+              when it is not open).
               legacyCheck: also ask verifyReceipt (production, then sandbox on 21007), infer each
               subscription's legacy status, record both tracks (appstore:migration:<id>) and report
               disagreements.
@@ -110,8 +116,11 @@ public final class MigrateReceiptFunction: FunctionHandler {
         if dryRun && legacyCheck {
             throw FunctionError.badInput(message: "legacyCheck asks Apple; a dry run asks nobody: send one or the other")
         }
-        if dryRun && (body.userId != nil || body.appAccountToken != nil) {
-            throw FunctionError.badInput(message: "a dry run links nobody: userId and appAccountToken need dryRun false")
+        if dryRun && (body.userId != nil || body.appAccountToken != nil || body.sessionToken != nil) {
+            throw FunctionError.badInput(message: "a dry run links nobody: userId, appAccountToken and sessionToken need dryRun false")
+        }
+        if body.sessionToken != nil && (body.userId != nil || body.appAccountToken != nil) {
+            throw FunctionError.badInput(message: "give sessionToken (the app speaks for its user) or userId/appAccountToken (your backend does), not both")
         }
         if body.userId != nil || body.appAccountToken != nil, !request.carriesAdminAuthorization(context.environment) {
             // The route is public; linking purchases to a user, or writing a token at Apple, is
@@ -164,7 +173,14 @@ public final class MigrateReceiptFunction: FunctionHandler {
         // The API key is needed from here on, and only here: a dry run works without it.
         let migrator = try self.migrator ?? makeMigrator()
         let store = try context.adapters.store()
-        let account = try resolveAccount(userId: body.userId, appAccountToken: body.appAccountToken, store: store)
+        var userId = body.userId
+        if let sessionToken = body.sessionToken {
+            guard let session = try SessionRepository(store: store).session(id: sessionToken, now: context.clock.now()) else {
+                throw FunctionError.unauthorized(code: "invalid_session", message: "no open session with this sessionToken (ended, expired or never opened)")
+            }
+            userId = session.userId
+        }
+        let account = try resolveAccount(userId: userId, appAccountToken: body.appAccountToken, store: store)
 
         var legacySubscriptions: [LegacySubscriptionStatus]?
         if legacyCheck, let secret = settings.sharedSecret {

@@ -65,7 +65,7 @@ example live-without-api-key.json "Not a dry run: the receipt verifies, and movi
 
 example dry-run-with-user.json "A dry run links nobody: userId belongs to a real migration." \
   "$(jq -cn --arg r "$(data receipt-single)" '{receiptData: $r, dryRun: true, userId: "user-1"}')" \
-  '{"error": {"code": "invalid_request", "message": "a dry run links nobody: userId and appAccountToken need dryRun false"}}' 65
+  '{"error": {"code": "invalid_request", "message": "a dry run links nobody: userId, appAccountToken and sessionToken need dryRun false"}}' 65
 
 example wrong-root.json "A look-alike receipt signed under another root is refused (exit 65)." \
   "$(live receipt-other-root)" \

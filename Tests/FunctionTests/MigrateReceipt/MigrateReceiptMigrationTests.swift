@@ -236,4 +236,41 @@ struct MigrateReceiptMigrationTests {
         let accepted = try #require(try JSONSerialization.jsonObject(with: backend.stdout) as? [String: Any], "\(backend.stdoutText)")
         #expect(accepted["statusCode"] as? Int == 200, "\(backend.stderrText)")
     }
+
+    @Test func anAppSpeaksForItsOwnUserWithItsSessionOverPublicHTTP() throws {
+        let fake = try FakeAppStore.start(scenario: Self.scenario)
+        defer { fake.stop() }
+        let path = Self.storePath()
+        let environment = Self.environment(fake, store: path, ["STOREKEEPER_ADMIN_TOKEN": "backend-secret"])
+        // The user signed in natively; the app holds the session siwa-native answered.
+        let session = try SessionRepository(store: SQLiteStore(path: path))
+            .open(userId: "user-4", now: ISO8601DateFormatter().date(from: "2026-06-01T10:00:00Z") ?? Date())
+        func event(_ fields: [String: Any]) throws -> Data {
+            var body = fields
+            body["receiptData"] = try VerifyReceiptClientTests.receiptData("receipt-several")
+            return try JSONSerialization.data(withJSONObject: [
+                "version": "2.0", "rawPath": "/appstore/receipts", "rawQueryString": "",
+                "headers": ["content-type": "application/json"],
+                "requestContext": ["http": ["method": "POST"]],
+                "body": String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self), "isBase64Encoded": false,
+            ] as [String: Any])
+        }
+        func answer(_ fields: [String: Any]) throws -> [String: Any] {
+            let result = try FunctionBinary(name: "migrate-receipt").run(stdin: try event(fields), environment: environment)
+            return try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stdoutText)")
+        }
+
+        let unknown = try answer(["sessionToken": String(repeating: "0", count: 64)])
+        #expect(unknown["statusCode"] as? Int == 401)
+        #expect((unknown["body"] as? String ?? "").contains("invalid_session"))
+        #expect(try fake.requests().isEmpty, "nothing was asked of Apple")
+        let mixed = try answer(["sessionToken": session.id, "userId": "someone-else"])
+        #expect(mixed["statusCode"] as? Int == 400, "a session never comes with another user id")
+
+        let migrated = try answer(["sessionToken": session.id])
+        #expect(migrated["statusCode"] as? Int == 200, "\(migrated)")
+        let entitlements = try Self.run("get-entitlements", ["userId": "user-4"], environment)
+        let list = try #require(entitlements.json["entitlements"] as? [[String: Any]])
+        #expect(list.map { $0["originalTransactionId"] as? String } == [Self.subscription, Self.lifetime], "the purchases are the session's user's")
+    }
 }
