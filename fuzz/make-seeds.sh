@@ -213,3 +213,7 @@ done
 
 # --- receipt-reader: the test receipts (deterministic RSA signatures) ------------------------
 fuzz/make-receipt-seeds.sh
+
+# --- identity-token and ocsp-response: tokens signed with the Apple ID test key, OCSP
+# responses from the test PKI's responders (python3 + cryptography) ---------------------------
+python3 fuzz/make-siwa-ocsp-seeds.py

@@ -55,6 +55,10 @@ struct FuzzRegressionTests {
             #expect(outcome == "exit 0", "\(input.path): \(outcome); rerun fuzz/make-seeds.sh")
         case .receiptReader:
             #expect(outcome.hasPrefix("verified"), "\(input.path): \(outcome); rerun fuzz/make-seeds.sh")
+        case .identityToken:
+            #expect(outcome.contains("accepted"), "\(input.path): \(outcome); rerun fuzz/make-seeds.sh")
+        case .ocspResponse:
+            #expect(outcome.contains("answered"), "\(input.path): \(outcome); rerun fuzz/make-seeds.sh")
         case .frontDoors, .cgi:
             #expect(outcome.contains("exit 0"), "\(input.path): \(outcome)")
         }

@@ -38,6 +38,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Input: a legacy app receipt (DER PKCS#7), read and verified with the test receipt PKI,
     /// and the same bytes read as a bare receipt payload (see `FuzzReceiptReader`).
     case receiptReader = "receipt-reader"
+    /// Input: a Sign in with Apple identity token (or, starting with `{`, claims the harness
+    /// signs with the test Apple ID key), verified as a token and as an account notification
+    /// (see `FuzzIdentityToken`).
+    case identityToken = "identity-token"
+    /// Input: a DER OCSP response, checked for the test PKI's leaves and intermediate at
+    /// 2026-06-01 (see `FuzzOCSPResponse`).
+    case ocspResponse = "ocsp-response"
 
     /// Runs one input; returns a one-line summary of what happened (the replay test checks
     /// the valid seeds with it). Whatever the input, it must not crash, hang or leak; a thrown
@@ -49,6 +56,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .cgi: try FuzzFrontDoors.runCGI(input)
         case .verifySignedData: try FuzzVerifySignedData.run(input)
         case .receiptReader: try FuzzReceiptReader.run(input)
+        case .identityToken: try FuzzIdentityToken.run(input)
+        case .ocspResponse: try FuzzOCSPResponse.run(input)
         }
     }
 
@@ -340,6 +349,258 @@ enum FuzzReceiptReader {
         } catch {
             return "unreadable \(error.code)"
         }
+    }
+}
+
+// MARK: - identity-token
+
+enum FuzzIdentityToken {
+    /// The fixed key id the seeds' tokens carry (Tests/Fixtures/pki/appleid-rsa.*).
+    static let kid = "test-key-1"
+    static let clientIds = ["com.example.web", FuzzFixtures.bundleId]
+    static let nonce = "n-123"
+    static let leeway: Int64 = 60
+    static var nowSeconds: Int64 { Int64(FuzzFixtures.now.timeIntervalSince1970) }
+
+    struct Keys: Sendable {
+        /// Signs the inputs that are claims (start with `{`), so they reach the claim checks.
+        let signing: RSAPrivateKey
+        /// Only the public key from appleid-rsa.pub.pem, under `kid`.
+        let published: JWKSet
+    }
+
+    static let keys: Result<Keys, FuzzSetupError> = FuzzFixtures.pkiDirectory.flatMap { directory in
+        func text(_ name: String) throws -> String {
+            guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+                throw FuzzSetupError(description: "cannot read \(directory)/\(name)")
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+        do {
+            let signing = try RSAPrivateKey(pem: try text("appleid-rsa.key"))
+            let publicKey = try RSAPublicKey(pem: try text("appleid-rsa.pub.pem"))
+            guard publicKey == signing.publicKey else {
+                return .failure(FuzzSetupError(description: "appleid-rsa.key and appleid-rsa.pub.pem do not match"))
+            }
+            let jwk = JWK(kty: "RSA", kid: kid, use: "sig", alg: "RS256",
+                          n: Base64URL.encode(publicKey.modulus), e: Base64URL.encode(publicKey.exponent))
+            return .success(Keys(signing: signing, published: JWKSet(keys: [jwk])))
+        } catch {
+            return .failure(FuzzSetupError(description: "the Apple ID test key: \(error)"))
+        }
+    }
+
+    /// A compact token (anything not starting with `{`) as it is; claims (starting with `{`)
+    /// signed RS256 under `kid` first, so every mutation of them gets past the signature to
+    /// the claim decoding, the checks and the `events` claim. Each is verified as an identity
+    /// token without and with an expected nonce, and as an account notification, each twice.
+    static func run(_ input: [UInt8]) throws -> String {
+        let keys = try self.keys.get()
+        let verifier = IdentityTokenVerifier(configuration: .init(clientIds: clientIds, leeway: .seconds(leeway)), keys: StaticKeyProvider(keys.published))
+        let token: String
+        var signedClaims: [UInt8]?
+        if input.first == UInt8(ascii: "{") {
+            let signingInput = Base64URL.encode(Array(#"{"alg":"RS256","kid":"test-key-1"}"#.utf8)) + "." + Base64URL.encode(input)
+            token = signingInput + "." + Base64URL.encode(try keys.signing.signRS256(Array(signingInput.utf8)))
+            signedClaims = input
+        } else {
+            token = String(decoding: input, as: UTF8.self)
+        }
+        var answers: [String] = []
+        for expectedNonce in [nil, nonce] {
+            let first = try identityToken(verifier, token, expectedNonce: expectedNonce, signedClaims: signedClaims)
+            let second = try identityToken(verifier, token, expectedNonce: expectedNonce, signedClaims: signedClaims)
+            guard first == second else { throw FuzzFinding("the same token verified twice gave \"\(first)\" then \"\(second)\"") }
+            answers.append(first)
+        }
+        // The nonce is the last check: a token that passes with it passes without it.
+        if answers[1] == "accepted", answers[0] != "accepted" {
+            throw FuzzFinding("accepted with the expected nonce but \(answers[0]) without one")
+        }
+        let first = try notification(verifier, token)
+        let second = try notification(verifier, token)
+        guard first == second else { throw FuzzFinding("the same notification verified twice gave \"\(first)\" then \"\(second)\"") }
+        return "token \(answers[0]), with nonce \(answers[1]); notification \(first)"
+    }
+
+    private static func identityToken(_ verifier: IdentityTokenVerifier, _ token: String, expectedNonce: String?, signedClaims: [UInt8]?) throws -> String {
+        let verified: VerifiedIdentityToken
+        do {
+            verified = try verifier.verify(token, expectedNonce: expectedNonce, now: FuzzFixtures.now)
+        } catch {
+            return "rejected \(error.code)"
+        }
+        let claims = verified.claims
+        try checkCommon(iss: claims.iss, aud: claims.aud, exp: claims.exp, iat: claims.iat, "an identity token")
+        if let expectedNonce, claims.nonce != expectedNonce {
+            throw FuzzFinding("accepted a token with nonce \(claims.nonce.map { "\($0.prefix(40))" } ?? "none") when \(expectedNonce) was expected")
+        }
+        if let signedClaims, verified.payload != signedClaims {
+            throw FuzzFinding("the verified payload is not the bytes that were signed")
+        }
+        return "accepted"
+    }
+
+    private static func notification(_ verifier: IdentityTokenVerifier, _ token: String) throws -> String {
+        let notification: AppleIDNotification
+        do {
+            notification = try verifier.verifyNotification(token, now: FuzzFixtures.now)
+        } catch {
+            return "rejected \(error.code)"
+        }
+        try checkCommon(iss: notification.iss, aud: notification.aud, exp: notification.exp, iat: notification.iat, "a notification")
+        return "accepted \(notification.event.typeValue?.rawValue ?? "unknown type")"
+    }
+
+    /// What every accepted token or notification must carry, checked without the verifier.
+    private static func checkCommon(iss: String, aud: [String], exp: Int64?, iat: Int64, _ what: String) throws {
+        guard iss == IdentityTokenVerifier.Configuration.appleIssuer else {
+            throw FuzzFinding("accepted \(what) from issuer \(iss.prefix(80))")
+        }
+        guard aud.contains(where: clientIds.contains) else {
+            throw FuzzFinding("accepted \(what) for audience \(aud.joined(separator: ",").prefix(80))")
+        }
+        if let exp, exp <= nowSeconds - leeway {
+            throw FuzzFinding("accepted \(what) that expired at \(exp) (now \(nowSeconds), leeway \(leeway))")
+        }
+        guard iat <= nowSeconds + leeway else {
+            throw FuzzFinding("accepted \(what) issued at \(iat), after now (\(nowSeconds)) plus the leeway")
+        }
+    }
+}
+
+// MARK: - ocsp-response
+
+enum FuzzOCSPResponse {
+    /// One certificate the harness asks about, and the serial an answer about it must name.
+    struct Question: Sendable {
+        let name: String
+        let certificate: Certificate
+        let issuer: Certificate
+        let serial: [UInt8]
+        let request: OCSPRequest?
+    }
+
+    struct Setup: Sendable {
+        let trustStore: TrustStore
+        /// Answerable under the test root: a leaf (good in the responder's database), the
+        /// revoked leaf, the intermediate (the root's responder), the leaf with a nonce request.
+        let questions: [Question]
+        /// leaf-other-root from other-intermediate: outside the trust store, never answered.
+        let foreign: Question
+    }
+
+    static let setup: Result<Setup, FuzzSetupError> = FuzzFixtures.pkiDirectory.flatMap { directory in
+        do {
+            func certificate(_ name: String) throws -> Certificate {
+                guard let first = try Certificate.load(path: "\(directory)/\(name).pem").first else {
+                    throw FuzzSetupError(description: "\(name).pem holds no certificate")
+                }
+                return first
+            }
+            func question(_ name: String, _ issuer: String, nonce: Bool = false) throws -> Question {
+                let asked = try certificate(name), issuing = try certificate(issuer)
+                return Question(name: nonce ? "\(name)+nonce" : name, certificate: asked, issuer: issuing,
+                                serial: try integerContent(hex: asked.serialNumberHex),
+                                request: nonce ? try OCSPRequest.make(for: asked, issuer: issuing, nonce: true) : nil)
+            }
+            return .success(Setup(
+                trustStore: try TrustStore(roots: [try certificate("root")]),
+                questions: [try question("leaf", "intermediate"), try question("leaf-revoked", "intermediate"),
+                            try question("intermediate", "root"), try question("leaf", "intermediate", nonce: true)],
+                foreign: try question("leaf-other-root", "other-intermediate")))
+        } catch {
+            return .failure(FuzzSetupError(description: "the test PKI's OCSP fixtures: \(error)"))
+        }
+    }
+
+    /// The input checked about each question at 2026-06-01 with RevocationChecker's maximum
+    /// age, twice (both answers, messages included, must agree: OpenSSL's error queue must
+    /// not carry one check's errors into the next). An answer, whatever its status, must come
+    /// from a response that holds the asked certificate's serial as an INTEGER; nothing may
+    /// be answered for a certificate whose issuer is outside the trust store.
+    static func run(_ input: [UInt8]) throws -> String {
+        let setup = try setup.get()
+        var answers: [String] = []
+        for question in setup.questions + [setup.foreign] {
+            let first = try answer(question, input, setup.trustStore)
+            let second = try answer(question, input, setup.trustStore)
+            guard first == second else {
+                throw FuzzFinding("the same response checked twice about \(question.name) gave \"\(first)\" then \"\(second)\"")
+            }
+            if question.name == setup.foreign.name, first.hasPrefix("answered") {
+                throw FuzzFinding("answered about \(question.name), whose issuer does not chain to the trust store: \(first)")
+            }
+            answers.append("\(question.name) \(first.prefix { $0 != ":" })")
+        }
+        return answers.joined(separator: "; ")
+    }
+
+    private static func answer(_ question: Question, _ input: [UInt8], _ trustStore: TrustStore) throws -> String {
+        let result: OCSPResult
+        do {
+            result = try OCSPResponseVerifier.check(
+                response: input, for: question.certificate, issuer: question.issuer, trustStore: trustStore,
+                at: FuzzFixtures.now, maximumAge: RevocationChecker.softFailGrace, request: question.request)
+        } catch {
+            return "refused \(error.kind): \(error.message)"
+        }
+        guard containsInteger(question.serial, in: input) else {
+            throw FuzzFinding("answered \(result.status) about \(question.name) from a response without its serial \(question.certificate.serialNumberHex)")
+        }
+        return "answered \(result.status)"
+    }
+
+    /// The content octets of a non-negative INTEGER, from upper-case hex (minimal, with a
+    /// leading zero when the top bit is set).
+    static func integerContent(hex: String) throws -> [UInt8] {
+        let digits = Array(hex.utf8)
+        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else { throw FuzzSetupError(description: "serial \(hex)") }
+        func value(_ digit: UInt8) throws -> UInt8 {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+            default: throw FuzzSetupError(description: "serial \(hex)")
+            }
+        }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            bytes.append(try value(digits[index]) << 4 | value(digits[index + 1]))
+        }
+        while bytes.count > 1, bytes[0] == 0, bytes[1] < 0x80 { bytes.removeFirst() }
+        if let top = bytes.first, top >= 0x80 { bytes.insert(0, at: 0) }
+        return bytes
+    }
+
+    /// Whether `der` holds an INTEGER (tag 2) with exactly these content octets, its length in
+    /// any form OpenSSL's decoder takes (short, or long with leading zero octets).
+    static func containsInteger(_ content: [UInt8], in der: [UInt8]) -> Bool {
+        var index = 0
+        while index + 1 < der.count {
+            defer { index += 1 }
+            guard der[index] == 0x02 else { continue }
+            var cursor = index + 1
+            let first = der[cursor]
+            cursor += 1
+            var length = 0
+            if first < 0x80 {
+                length = Int(first)
+            } else {
+                let octets = Int(first & 0x7F)
+                guard octets >= 1, octets <= 8, cursor + octets <= der.count else { continue }
+                var overflow = false
+                for octet in der[cursor..<(cursor + octets)] {
+                    if length > (Int.max >> 8) { overflow = true; break }
+                    length = length << 8 | Int(octet)
+                }
+                if overflow { continue }
+                cursor += octets
+            }
+            if length == content.count, cursor + length <= der.count, Array(der[cursor..<(cursor + length)]) == content {
+                return true
+            }
+        }
+        return false
     }
 }
 
