@@ -189,9 +189,10 @@ token=$(curl -s -X POST -H 'Content-Type: application/json' -d '{}' "$apple_id/c
 echo "{\"identityToken\":\"$token\"}" > "$out/identity-token.json"
 export SIWA_CLIENT_IDS=com.example.web SIWA_BASE_URL=$apple_id
 grep -q '"valid":true' <("$BIN/siwa-verify-token" < "$out/identity-token.json" 2>/dev/null) \
-  || { kill -9 "$apple_id_pid"; echo "the bench identity token does not verify" >&2; exit 1; }
+  || { kill -9 "$apple_id_pid"; wait "$apple_id_pid" 2>/dev/null; echo "the bench identity token does not verify" >&2; exit 1; }
 siwa=$("$timer" -n "$RUNS" -w 20 -i "$out/identity-token.json" -- "$BIN/siwa-verify-token" | tee "$out/siwa-verify-token.json")
 kill -9 "$apple_id_pid" 2>/dev/null || true
+wait "$apple_id_pid" 2>/dev/null || true
 rm -f "$out/apple-id.port"
 printf '  %-44s %8s us  (peak RSS %s KiB)\n' "siwa-verify-token, keys cached in the store" "$(field median_us <<<"$siwa")" "$(field max_rss_kib <<<"$siwa")"
 
