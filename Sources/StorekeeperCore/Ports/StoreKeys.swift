@@ -25,7 +25,7 @@ import OpenSSLCrypto
 /// | `appstore:reconcile:cursor:<selection>` | where an unfinished `reconcile` run stopped (`ReconciliationCursor`) | 7 days | reconcile |
 /// | `appstore:reconcile:apple:<originalTransactionId>` | Apple's last good answer about a subscription: status and when asked | 8 h | reconcile → get-entitlements |
 /// | `appstore:migration:<originalTransactionId>` | the dual track of a receipt migration: legacy (verifyReceipt) and new (App Store Server API) status, whether they agree, when (`ReceiptMigrationAudit`) | — (the migration's audit) | migrate-receipt with legacyCheck |
-/// | `appstore:recover:cursor:<sha256 of the request>` | the pagination token an unfinished `recover-notifications` run reached | 7 days | recover-notifications |
+/// | `appstore:recover:cursor:<sha256 of the request as asked>` | the pagination token an unfinished `recover-notifications` run reached, and the request it belongs to | 24 h | recover-notifications |
 /// | `siwa:jwks` | Apple's key set from `/auth/keys` and when it was fetched (`AppleKeyCache`) | 7 days (refetched after 1 h; the fallback while Apple is unreachable) | identity-token verification |
 /// | `siwa:jwks:refresh` | "1": the right to refetch the key set on an unknown `kid`, shared by every process | 60 s | identity-token verification |
 /// | `siwa:state:<state>` | a pending web sign-in: its nonce (`AuthorizationStateRepository.Pending`); deleted when consumed | 10 min | siwa-start → siwa-callback |

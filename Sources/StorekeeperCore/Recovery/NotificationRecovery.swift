@@ -23,28 +23,40 @@ public final class NotificationRecovery {
         self.clock = clock
     }
 
+    /// The next page of an unfinished run, and the exact question it belongs to: Apple wants
+    /// the same body with a pagination token, and a question left open-ended ("until now")
+    /// must resume as it was first asked, not with a later end.
     struct Cursor: Codable {
         var paginationToken: String
-        var startedAt: Int64
+        var query: NotificationHistoryRequest
     }
 
+    /// Apple's pagination tokens do not last; an unfinished run older than this starts over.
+    static let cursorLifetime: Duration = .seconds(24 * 3600)
+
+    /// Apple's answers to a pagination token it no longer honours.
+    static let stalePaginationTokenCodes: Set<String> = ["PaginationTokenExpiredError", "InvalidPaginationTokenError"]
+
     /// Reads pages until the end or until `outOfTime()` says so (asked before each page).
-    /// Throws when the store fails or Apple refuses a page (after the client's retries); the
-    /// cursor keeps what was done.
-    public func run(_ query: NotificationHistoryRequest, restart: Bool = false,
+    /// `cursorName` names the saved cursor (`cursorName(asked:environment:)`: the question as
+    /// the operator put it, before defaults such as an end of "now"); `query` is the question
+    /// with its defaults filled in. Throws when the store fails or Apple refuses a page (after
+    /// the client's retries); the cursor keeps what was done.
+    public func run(_ query: NotificationHistoryRequest, cursorName: String? = nil, restart: Bool = false,
                     outOfTime: () -> Bool) throws -> RecoveryReport {
-        let cursorKey = StoreKeys.recoveryCursor(requestDigest: Self.digest(query))
+        let cursorKey = StoreKeys.recoveryCursor(requestDigest: cursorName ?? Self.cursorName(asked: query, environment: ""))
         var report = RecoveryReport()
+        var query = query
         var token: String?
-        var startedAt = clock.now().millisecondsSince1970
         if restart {
             _ = try store.delete(cursorKey)
         } else if let saved = try store.get(cursorKey),
                   let cursor = try? JSONDecoder().decode(Cursor.self, from: Data(saved.bytes)) {
             token = cursor.paginationToken
-            startedAt = cursor.startedAt
+            query = cursor.query
             report.resumed = true
         }
+        let fresh = query
         while true {
             if outOfTime() {
                 report.outOfTime = true
@@ -53,6 +65,14 @@ public final class NotificationRecovery {
             let page: NotificationHistoryPage
             do {
                 page = try source.page(query, paginationToken: token)
+            } catch where token != nil && report.pages == 0 && Self.stalePaginationTokenCodes.contains(error.code) {
+                // The saved page is gone at Apple: start the question again from its first page.
+                // What was queued already comes back as duplicates, which change nothing.
+                _ = try store.delete(cursorKey)
+                token = nil
+                query = fresh
+                report.restartedFromFirstPage = true
+                continue
             } catch {
                 report.stoppedBy = error.code
                 if error.retryable { throw RecoveryError.appleUnavailable(error, report) }
@@ -64,8 +84,7 @@ public final class NotificationRecovery {
             }
             guard page.hasMore, let next = page.paginationToken else { break }
             token = next
-            let cursor = Cursor(paginationToken: next, startedAt: startedAt)
-            try store.set(cursorKey, Reconciler.encode(cursor), expiresIn: ReconciliationCursor.lifetime)
+            try store.set(cursorKey, Reconciler.encode(Cursor(paginationToken: next, query: query)), expiresIn: Self.cursorLifetime)
         }
         _ = try store.delete(cursorKey)
         return report
@@ -97,9 +116,10 @@ public final class NotificationRecovery {
         }
     }
 
-    /// The cursor's name: the same question resumes, a different one starts afresh.
-    static func digest(_ query: NotificationHistoryRequest) -> String {
-        let encoded = Reconciler.encode(query)
+    /// The cursor's name: the same question, to the same environment, resumes; a different
+    /// one starts afresh.
+    public static func cursorName(asked query: NotificationHistoryRequest, environment: String) -> String {
+        let encoded = Array(environment.utf8) + [0] + Reconciler.encode(query)
         return String(Hex.encode(Digest.sha256(encoded)).prefix(32))
     }
 }

@@ -15,6 +15,8 @@ public struct RecoveryReport: Codable, Sendable, Equatable {
     public var firstSendAttemptResults: [String: Int] = [:]
     /// This run continued an unfinished one.
     public var resumed = false
+    /// The saved page had expired at Apple, so the question was asked again from its first page.
+    public var restartedFromFirstPage = false
     /// The time budget ran out; the next run resumes at the saved page.
     public var outOfTime = false
     /// Apple's error when a page could not be read.

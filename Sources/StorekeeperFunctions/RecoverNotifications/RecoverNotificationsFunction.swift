@@ -90,11 +90,15 @@ public final class RecoverNotificationsFunction: FunctionHandler {
         guard seconds > 0, seconds <= 86_400 else {
             throw FunctionError.badInput(message: "budgetSeconds must be between 0 and 86400")
         }
-        let query = NotificationHistoryRequest(
-            startDate: start, endDate: end, notificationType: body.notificationType,
+        var asked = NotificationHistoryRequest(
+            startDate: start, endDate: body.endDate?.milliseconds, notificationType: body.notificationType,
             notificationSubtype: body.notificationSubtype,
             transactionId: body.originalTransactionId ?? body.transactionId, onlyFailures: body.onlyFailures)
         let environment = try AppStoreAPISettings.environment(body.environment)
+        // The cursor is named by the question as asked: "until now" resumes as "until now".
+        let cursorName = NotificationRecovery.cursorName(asked: asked, environment: environment.rawValue)
+        asked.endDate = end
+        let query = asked
 
         let store = try context.adapters.store()
         let timing = SystemRetryTiming()
@@ -108,7 +112,7 @@ public final class RecoverNotificationsFunction: FunctionHandler {
 
         let report: RecoveryReport
         do {
-            report = try recovery.run(query, restart: body.restart ?? false) { timing.now() >= deadline }
+            report = try recovery.run(query, cursorName: cursorName, restart: body.restart ?? false) { timing.now() >= deadline }
         } catch let error as RecoveryError {
             return answer(error)
         }

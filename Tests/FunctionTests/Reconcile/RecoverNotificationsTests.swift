@@ -133,6 +133,36 @@ struct RecoverNotificationsTests {
         #expect(try world.store.pendingJobs() == 3)
     }
 
+    @Test("a question without endDate (until now) resumes as it was first asked; an expired page starts again from page 1")
+    func openEndedQuestionsResumeAndExpiredPagesRestart() throws {
+        let world = try Self.world()
+        try Self.deliverFirstTwo(world)
+        let untilNow: [String: Any] = ["startDate": Self.windowStart]
+        try world.fake.queueFaults([["kind": "pass"]] + Array(repeating: ["kind": "status", "status": 503], count: 40))
+        let failed = try world.run("recover-notifications", untilNow)
+        #expect(failed.exitCode == 75, "\(failed)")
+        try world.fake.clearFaults()
+        try world.fake.clearLog()
+
+        let resumed = try world.run("recover-notifications", untilNow)
+        #expect(resumed.exitCode == 0, "\(resumed)")
+        #expect(resumed.report["resumed"] as? Bool == true, "later, 'until now' is still the same question")
+        #expect(resumed.report["queued"] as? Int == 3)
+        let first = try #require(try world.fake.requests().first)
+        #expect((first["query"] as? [String: [String]])?["paginationToken"]?.isEmpty == false, "\(first)")
+
+        // Stopped again at page 2; by the next run Apple no longer honours the saved page.
+        try world.fake.queueFaults([["kind": "pass"]] + Array(repeating: ["kind": "status", "status": 503], count: 40))
+        #expect(try world.run("recover-notifications", window).exitCode == 75)
+        try world.fake.clearFaults()
+        try world.fake.queueFaults([["kind": "status", "status": 400, "errorCode": 4000017]])
+        let restarted = try world.run("recover-notifications", window)
+        #expect(restarted.exitCode == 0, "\(restarted)")
+        #expect(restarted.report["restartedFromFirstPage"] as? Bool == true)
+        #expect(restarted.report["queued"] as? Int == 0, "everything came back as already known")
+        #expect(try world.run("recover-notifications", window).report["resumed"] as? Bool == false, "a finished walk leaves no cursor")
+    }
+
     @Test("a run killed while reading page 2 resumes there; nothing is queued twice")
     func aKilledRunResumesAtItsPage() throws {
         let world = try Self.world()
