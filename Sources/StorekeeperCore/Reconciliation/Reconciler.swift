@@ -64,6 +64,9 @@ public final class Reconciler {
         report.total = remaining.count
 
         var unavailableStreak = 0
+        // Once a subscriber went unanswered, the cursor stays before it for the rest of the run:
+        // a run that stops later resumes there, rather than past somebody never asked.
+        var cursorHeld = false
         for originalTransactionId in remaining {
             if outOfTime() {
                 report.outOfTime = true
@@ -78,7 +81,7 @@ public final class Reconciler {
             report.done += 1
             progress?(report.done, report.total)
             guard outcome == .answered else {
-                // The cursor stays before this subscriber: a run that stops here asks again.
+                cursorHeld = true
                 unavailableStreak += 1
                 if unavailableStreak >= Self.unavailableStreakLimit {
                     report.stoppedBy = "apple_unavailable"
@@ -87,8 +90,10 @@ public final class Reconciler {
                 continue
             }
             unavailableStreak = 0
-            let saved = ReconciliationCursor(after: originalTransactionId, startedAt: startedAt)
-            try store.set(cursorKey, Self.encode(saved), expiresIn: ReconciliationCursor.lifetime)
+            if !cursorHeld {
+                let saved = ReconciliationCursor(after: originalTransactionId, startedAt: startedAt)
+                try store.set(cursorKey, Self.encode(saved), expiresIn: ReconciliationCursor.lifetime)
+            }
         }
         if !report.outOfTime && report.stoppedBy == nil {
             // A finished walk: the next run starts from the beginning.
@@ -116,6 +121,7 @@ public final class Reconciler {
         } catch {
             switch error.kind {
             case .misconfigured: throw error
+            case .storeUnavailable: throw StoreError(.unavailable, error.reason)
             case .outOfTime: return .outOfTime
             case .notFound: report.count(failure: "notFound")
             case .unavailable, .rejected: report.count(failure: error.code)

@@ -39,6 +39,9 @@ public struct SubscriptionStatusLookupFailure: Error, Sendable, CustomStringConv
         /// Nothing was asked: the run's time budget would end before the request could go (a
         /// rate-limit wait past it). The run stops as out of time, not as Apple being down.
         case outOfTime
+        /// The store Storekeeper itself depends on failed (the shared rate limit lives there):
+        /// our outage, not Apple's; the run stops as on any store failure.
+        case storeUnavailable
     }
 
     public var kind: Kind

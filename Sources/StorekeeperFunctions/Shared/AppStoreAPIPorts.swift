@@ -70,6 +70,9 @@ extension AppStoreAPIError {
         if code == SharedRateLimitGate.pastBudgetCode {
             return SubscriptionStatusLookupFailure(.outOfTime, code: code, reason: reason)
         }
+        if code == SharedRateLimitGate.storeFailureCode {
+            return SubscriptionStatusLookupFailure(.storeUnavailable, code: code, reason: reason)
+        }
         if isRetryable || kind == .transport || kind == .deadlineExceeded {
             return SubscriptionStatusLookupFailure(.unavailable, code: code, reason: reason)
         }
@@ -94,6 +97,8 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
     private(set) var waits = 0
     /// The refusal of a wait past the budget: the run is out of time, Apple is not down.
     static let pastBudgetCode = "RateLimitWaitPastBudget"
+    /// The shared bucket's store failed: our outage, not Apple's.
+    static let storeFailureCode = "RateLimitStoreUnavailable"
 
     /// `deadline` is on `timing`'s monotonic clock.
     init(limiter: SharedRateLimiter, timing: any AppStoreAPIRetryTiming, deadline: Duration) {
@@ -108,7 +113,8 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
             do {
                 decision = try limiter.tryAcquire(now: wallClock.now())
             } catch {
-                throw AppStoreAPIError(kind: .transport, code: error.code, reason: "rate limit store: \(error.reason)", isRetryable: true)
+                throw AppStoreAPIError(kind: .invalidRequest, code: Self.storeFailureCode,
+                                       reason: "rate limit store: \(error.code): \(error.reason)", isRetryable: true)
             }
             guard case .wait(let delay) = decision else { return }
             guard timing.now() + delay < deadline else {

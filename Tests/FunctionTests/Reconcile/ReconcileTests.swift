@@ -255,6 +255,32 @@ struct ReconcileTests {
         #expect(try world.askedIds() == Array(ids.dropFirst(2)))
     }
 
+    @Test("a subscriber left unanswered holds the cursor: answers after it do not move it past him")
+    func anUnansweredSubscriberHoldsTheCursor() throws {
+        let ids = Self.ids("61000000", 9)
+        let world = try AppleWorld(customers: ids.map { id in
+            AppleWorld.customer([AppleWorld.period(id, purchase: Self.now - 2 * Self.day, expires: Self.now + 28 * Self.day,
+                                                   extra: ["revocationDate": Self.now - AppleWorld.hour, "revocationReason": 0])])
+        }, extra: ["APPSTORE_API_TIMEOUT_SECONDS": "1"])
+        try world.seed(ids.map { ($0, Self.now - 2 * Self.day, Self.now + 28 * Self.day) })
+        // The second subscriber gets no answer, the next two do, then Apple goes down.
+        let down = [ids[1]] + Array(ids.suffix(5))
+        try world.fake.queueFaults(down.flatMap { id in
+            Array(repeating: ["kind": "status", "status": 503, "path": "/inApps/v1/subscriptions/\(id)"] as [String: Any], count: 20)
+        })
+        let first = try world.reconcile()
+        #expect(first.exitCode == 75, "\(first)")
+        #expect(first.report["corrected"] as? [String: Int] == ["active→refunded": 3])
+
+        try world.fake.clearFaults()
+        try world.fake.clearLog()
+        let back = try world.reconcile()
+        #expect(back.exitCode == 0, "\(back)")
+        #expect(back.report["resumedAfter"] as? String == ids[0], "the cursor stayed before the unanswered one")
+        // The two answered after him are refunded now: no longer in need of attention.
+        #expect(try world.askedIds() == down)
+    }
+
     @Test("out of time: exit 0, outOfTime, the next run resumes and nobody is asked twice")
     func outOfTimeResumes() throws {
         let ids = Self.ids("65000000", 12)
