@@ -51,6 +51,9 @@ public struct Entitlement: Codable, Sendable, Equatable {
         appAccountToken = latest?.appAccountToken
         latestTransactionId = latest?.transactionId
         lastEvent = record.lastEvent
+        confirmedByApple = record.confirmedByApple.flatMap { snapshot in
+            nowMilliseconds - snapshot.askedAt < AppleStatusSnapshot.lifetime.wholeMilliseconds ? snapshot : nil
+        }
         revokedTransactionIds = record.transactions.values
             .filter { $0.revocationDate != nil && $0.transactionId != latest?.transactionId }
             .map(\.transactionId).sorted()

@@ -16,6 +16,9 @@ public struct EntitlementRecord: Codable, Sendable, Equatable {
     public var transactions: [String: TransactionFacts]
     public var renewal: RenewalFacts?
     public var lastEvent: EventSummary
+    /// Apple's own answer when `reconcile` last asked. Kept in the record (not beside it) so
+    /// `get-entitlements` reads one key per subscription; shown only while fresh (8 hours).
+    public var confirmedByApple: AppleStatusSnapshot?
 
     /// The transaction of the latest period: the one the entitlement follows. An event about
     /// an older period (a refund of last month, say) is kept in `transactions` but never

@@ -56,16 +56,25 @@ public struct EntitlementRepository {
     }
 
     /// The entitlements of these subscriptions as of `now`, each once, in id order; ids with
-    /// no record are skipped. Each carries Apple's last reconciliation answer when one is cached.
+    /// no record are skipped. Each carries Apple's last reconciliation answer while it is fresh.
     public func entitlements(of originalTransactionIds: [String], now: Date) throws -> [Entitlement] {
-        try Set(originalTransactionIds).sorted().compactMap { id -> Entitlement? in
-            guard let record = try record(id) else { return nil }
-            var entitlement = Entitlement(record, now: now)
-            if let cached = try store.get(StoreKeys.appleStatus(id)) {
-                entitlement.confirmedByApple = try? JSONDecoder().decode(AppleStatusSnapshot.self, from: Data(cached.bytes))
+        try Set(originalTransactionIds).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
+    }
+
+    /// Records what Apple answered about a subscription that has a record (compare-and-set,
+    /// like every write of a record). False when there is no record.
+    @discardableResult
+    public func confirm(_ snapshot: AppleStatusSnapshot, for originalTransactionId: String) throws -> Bool {
+        let key = StoreKeys.entitlement(originalTransactionId)
+        for _ in 0..<Self.compareAndSetAttempts {
+            guard let stored = try store.get(key) else { return false }
+            var record = try Self.decode(stored.bytes)
+            record.confirmedByApple = snapshot
+            if try store.compareAndSet(key, try Self.encode(record), expectedVersion: stored.version, expiresIn: nil) {
+                return true
             }
-            return entitlement
         }
+        throw StoreError(.unavailable, "too much contention on \(key)")
     }
 
     /// The original transaction ids of a user, including those that carried the user's

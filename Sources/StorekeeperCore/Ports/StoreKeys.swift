@@ -15,7 +15,7 @@ import OpenSSLCrypto
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
 /// | queue `{notifications}` | one job per notification to apply; REFUND and REVOKE at priority 0 | — | receive-notification → process-notifications |
-/// | `appstore:entitlement:<originalTransactionId>` | the merged facts of one subscription (`EntitlementRecord`), written by compare-and-set | — | process-notifications, ingest-transaction, reconcile, migrate-receipt |
+/// | `appstore:entitlement:<originalTransactionId>` | the merged facts of one subscription (`EntitlementRecord`) and Apple's last reconciliation answer, written by compare-and-set | — | process-notifications, ingest-transaction, reconcile, migrate-receipt |
 /// | `appstore:entitlements` | set of every original transaction id with a record: what `reconcile` walks | — | entitlement writes |
 /// | `appstore:owner:<originalTransactionId>` | the user id that owns a subscription | — | linking |
 /// | `user:<userId>:transactions` | set of original transaction ids of a user | — | linking |
@@ -23,7 +23,6 @@ import OpenSSLCrypto
 /// | `appstore:token:<appAccountToken>:transactions` | set of original transaction ids that carried the token, user known or not | — | linking |
 /// | `appstore:ratelimit:<name>` | a token bucket shared by every process calling Apple, and Apple's last Retry-After (`SharedRateLimiter`) | 1 h | reconcile, recover-notifications |
 /// | `appstore:reconcile:cursor:<selection>` | where an unfinished `reconcile` run stopped (`ReconciliationCursor`) | 7 days | reconcile |
-/// | `appstore:reconcile:apple:<originalTransactionId>` | Apple's last good answer about a subscription: status and when asked | 8 h | reconcile → get-entitlements |
 /// | `appstore:migration:<originalTransactionId>` | the dual track of a receipt migration: legacy (verifyReceipt) and new (App Store Server API) status, whether they agree, when (`ReceiptMigrationAudit`) | — (the migration's audit) | migrate-receipt with legacyCheck |
 /// | `appstore:recover:cursor:<sha256 of the request as asked>` | the pagination token an unfinished `recover-notifications` run reached, and the request it belongs to | 24 h | recover-notifications |
 /// | `siwa:jwks` | Apple's key set from `/auth/keys` and when it was fetched (`AppleKeyCache`) | 7 days (refetched after 1 h; the fallback while Apple is unreachable) | identity-token verification |
@@ -80,10 +79,6 @@ public enum StoreKeys {
 
     public static func reconciliationCursor(selection: String) -> String {
         "appstore:reconcile:cursor:" + selection
-    }
-
-    public static func appleStatus(_ originalTransactionId: String) -> String {
-        "appstore:reconcile:apple:" + originalTransactionId
     }
 
     public static func receiptMigration(_ originalTransactionId: String) -> String {

@@ -1,5 +1,6 @@
-/// Apple's last good answer about one subscription, kept for eight hours: while Apple is
-/// unreachable, `get-entitlements` can still say what Apple confirmed and when.
+/// Apple's last good answer about one subscription, kept in its record and shown for eight
+/// hours: while Apple is unreachable, `get-entitlements` can still say what Apple confirmed
+/// and when.
 public struct AppleStatusSnapshot: Codable, Sendable, Equatable {
     /// Apple's status number (1 active, 2 expired, 3 billing retry, 4 grace, 5 revoked).
     public var appleStatus: Int?

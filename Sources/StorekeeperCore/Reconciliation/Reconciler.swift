@@ -183,7 +183,7 @@ public final class Reconciler {
         guard let record = update.record else { return nil }
         let after = Entitlement(record, now: now).status
         let snapshot = AppleStatusSnapshot(appleStatus: state.status, status: after, askedAt: now.millisecondsSince1970)
-        try store.set(StoreKeys.appleStatus(originalTransactionId), Self.encode(snapshot), expiresIn: AppleStatusSnapshot.lifetime)
+        try repository.confirm(snapshot, for: originalTransactionId)
         if storedNow != after {
             return Correction(originalTransactionId: originalTransactionId, from: storedNow, to: after)
         }

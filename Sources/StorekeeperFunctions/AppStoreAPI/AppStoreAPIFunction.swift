@@ -152,7 +152,14 @@ public final class AppStoreAPIFunction: FunctionHandler {
             return total.functionResponse
         }
 
-        var response = try call.merge(pages)
+        var response: JSONValue
+        do {
+            response = try call.merge(pages)
+        } catch let error as AppStoreAPIError {
+            // A 2xx body that is not the documented JSON: Apple's fault, answered as documented.
+            context.log.warning("App Store Server API answer unreadable", ["operation": spec.name, "code": error.code])
+            return error.functionResponse
+        }
         if decode, let verifier {
             var decoder = SignedFieldDecoder(verifier: verifier, now: context.clock.now())
             response = decoder.decode(response)

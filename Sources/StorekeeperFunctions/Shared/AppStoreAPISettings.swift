@@ -72,9 +72,9 @@ struct AppStoreAPISettings {
         }
         retryPolicy = policy
 
-        acceptedEnvironments = Set(
-            (environment.optional("APPSTORE_ENVIRONMENT") ?? "Production,Sandbox")
-                .split(separator: ",").map { $0.trimmedOfSpaces }.filter { !$0.isEmpty })
+        // Checked like every App Store function's: a typo must not silently turn the sandbox
+        // fallback off.
+        acceptedEnvironments = try AppStoreSettings.acceptedEnvironments(environment)
         verification = environment.optional("APPSTORE_ROOT_CERTS") == nil ? nil : try AppStoreSettings(environment: environment)
     }
 
