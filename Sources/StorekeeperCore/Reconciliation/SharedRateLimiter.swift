@@ -90,7 +90,7 @@ public struct SharedRateLimiter {
     static let lifetime: Duration = .seconds(3600)
 
     static func encode(_ bucket: Bucket) -> [UInt8] {
-        // Five plain fields: written by hand, it cannot fail.
+        // Three plain fields: written by hand, it cannot fail.
         var text = "{\"tokens\":\(bucket.tokens),\"updatedAt\":\(bucket.updatedAt)"
         if let blockedUntil = bucket.blockedUntil { text += ",\"blockedUntil\":\(blockedUntil)" }
         return Array((text + "}").utf8)

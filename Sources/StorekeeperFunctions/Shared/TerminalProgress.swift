@@ -1,5 +1,9 @@
 import FoundationEssentials
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A progress line for a person at a terminal: rewritten in place on stderr, only when stderr
 /// is a terminal (under cron or a web server it is a log, and gets JSON lines only).
@@ -35,6 +39,11 @@ struct TerminalProgress {
 
     private func write(_ text: String) {
         var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeMutableBytes { systemWrite(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
+}
+
+/// The C library's write(2), whichever C library this is.
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
 }
