@@ -240,7 +240,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
             store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback)
         let log = context.log
         migrator.onRejected = { id, code in
-            log.warning("Apple's signed answer did not verify; not applied", ["originalTransactionId": id, "code": code])
+            log.warning("Apple's signed answer was refused (did not verify, decode or apply); not applied", ["originalTransactionId": id, "code": code])
         }
         return migrator
     }
