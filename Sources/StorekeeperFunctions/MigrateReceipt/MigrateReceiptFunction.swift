@@ -71,7 +71,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
             errors: INVALID_RECEIPT_FORMAT, INVALID_CERTIFICATE, VERIFICATION_FAILURE, INVALID_APP_IDENTIFIER,
             INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, VERIFY_RECEIPT_UNAVAILABLE, Apple 5xx
             or unreachable (Apple's error name, exit 75: what was applied stays, a rerun finishes);
-            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key (exit 78).
+            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78).
             """,
         variables: ReceiptSettings.variables + AppStoreAPISettings.apiVariables.compactMap { variable in
             switch variable.name {
@@ -185,7 +185,16 @@ public final class MigrateReceiptFunction: FunctionHandler {
         var legacySubscriptions: [LegacySubscriptionStatus]?
         if legacyCheck, let secret = settings.sharedSecret {
             let client = VerifyReceiptClient(http: { [context] in try context.adapters.http() }, endpoints: settings.endpoints, sharedSecret: secret)
-            let legacy = try client.verify(receiptData: receiptData)
+            let legacy: VerifyReceiptClient.Answer
+            switch Result(catching: { () throws(VerifyReceiptError) in try client.verify(receiptData: receiptData) }) {
+            case .success(let answer):
+                legacy = answer
+            case .failure(let error) where error.status == .sharedSecretMismatch:
+                // Our secret, not the caller's receipt: fix the configuration, not the request.
+                throw FunctionError.configuration("verifyReceipt answered 21004 (sharedSecretMismatch): \(ReceiptSettings.sharedSecretVariable) is not the app's shared secret")
+            case .failure(let error):
+                throw error
+            }
             let subscriptions = LegacySubscriptionStatus.infer(from: legacy.response, now: context.clock.now())
             legacySubscriptions = subscriptions
             try answer.add("legacy", encoding: LegacyAnswer(

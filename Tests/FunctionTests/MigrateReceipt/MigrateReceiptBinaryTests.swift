@@ -80,15 +80,17 @@ struct MigrateReceiptBinaryTests {
         #expect(server.requests().isEmpty)
     }
 
-    @Test func aWrongSharedSecretIsReportedWithApplesStatus() throws {
+    /// 21004 is our configuration's fault, not the caller's receipt: exit 78, naming the variable.
+    @Test func aWrongSharedSecretIsAConfigurationErrorWithApplesStatus() throws {
         let server = try FakeVerifyReceiptServer(secret: Self.secret, rootsPath: VerifyReceiptClientTests.roots)
         defer { server.stop() }
         let result = try FunctionBinary(name: "migrate-receipt").run(
             stdin: try Self.request("receipt-single", ["legacyCheck": true]), environment: Self.environment(server, secret: "wrong"))
-        #expect(result.exitCode == 65)
+        #expect(result.exitCode == 78)
         let error = try #require(try Self.answer(result)["error"] as? [String: Any])
-        #expect(error["code"] as? String == "VERIFY_RECEIPT_REJECTED")
+        #expect(error["code"] as? String == "configuration_error")
         #expect((error["message"] as? String)?.contains("21004 (sharedSecretMismatch)") == true)
+        #expect((error["message"] as? String)?.contains("APPSTORE_SHARED_SECRET") == true)
     }
 
     @Test func aForgedReceiptNeverReachesVerifyReceipt() throws {
