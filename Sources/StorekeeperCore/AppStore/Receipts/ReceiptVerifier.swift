@@ -101,8 +101,12 @@ public final class ReceiptVerifier {
                 switch error.kind {
                 case .invalidSignature:
                     throw ReceiptError(.verificationFailure, "signature does not match the receipt: \(error.message)")
-                case .untrustedChain, .malformed:
+                case .untrustedChain:
                     throw ReceiptError(.invalidCertificate, error.chainError?.description ?? error.description)
+                case .internalFailure, .malformed:
+                    // The check could not run: nothing is known about the receipt. (`.malformed`
+                    // comes only from parsing, never from `verify`; listed for the switch.)
+                    throw ReceiptError(.retryableVerificationFailure, error.description)
                 }
             }
             try Self.checkAppleMarkers(chain)
