@@ -13,7 +13,7 @@ cp "$R/receipt-single.p7" "$OUT/valid-single.p7"
 cp "$R/receipt-several.p7" "$OUT/valid-several.p7"
 cp "$R/receipt-no-purchases.p7" "$OUT/valid-no-purchases.p7"
 cp "$R/receipt-signer-expired-later.p7" "$OUT/valid-signer-expired-later.p7"
-for name in tampered other-root xcode signer-expired-before truncated; do
+for name in tampered other-root xcode signer-expired-before truncated signer-not-receipt-signer intermediate-not-wwdr; do
     cp "$R/receipt-$name.p7" "$OUT/rejected-$name.p7"
 done
 for name in single several; do

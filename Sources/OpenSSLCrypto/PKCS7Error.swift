@@ -10,6 +10,9 @@ public struct PKCS7Error: Error, CustomStringConvertible, Equatable, Sendable {
         case invalidSignature
         /// The signer's certificate does not chain to a configured root at the given time.
         case untrustedChain
+        /// The chain check could not run (OpenSSL failing to set it up, a time it cannot
+        /// represent): nothing is known about the container; retrying may succeed.
+        case internalFailure
     }
 
     public let kind: Kind

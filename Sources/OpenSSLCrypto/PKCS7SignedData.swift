@@ -110,6 +110,8 @@ public final class PKCS7SignedData: @unchecked Sendable {
     /// receipt, its creation date, since old receipts outlive their signing certificate.
     ///
     /// - Returns: the verified chain, signer first, root last.
+    /// - Throws: `.invalidSignature`, `.untrustedChain`, or `.internalFailure` when the check
+    ///   itself could not run; never `.malformed` (the container parsed in `init`).
     public func verify(trustStore: TrustStore, at time: Date) throws(PKCS7Error) -> [Certificate] {
         try verifySignature()
         let intermediates = certificates.filter { $0 !== signer }
@@ -118,9 +120,10 @@ public final class PKCS7SignedData: @unchecked Sendable {
         } catch let error as CertificateChainError {
             throw PKCS7Error(.untrustedChain, operation: "X509_verify_cert", message: error.description, chainError: error)
         } catch let error as CryptoError {
-            throw PKCS7Error(.untrustedChain, error)
+            // OpenSSL failed to run the check (X509_STORE_CTX_init, ...): not the chain's fault.
+            throw PKCS7Error(.internalFailure, error)
         } catch {
-            throw PKCS7Error(.untrustedChain, operation: "X509_verify_cert", message: "\(error)")
+            throw PKCS7Error(.internalFailure, operation: "X509_verify_cert", message: "\(error)")
         }
     }
 }

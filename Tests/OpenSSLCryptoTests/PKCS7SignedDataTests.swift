@@ -51,6 +51,18 @@ struct PKCS7SignedDataTests {
         #expect(error?.chainError?.kind == .expired)
     }
 
+    /// The chain check failing to run is not the receipt's fault: not `.untrustedChain`.
+    @Test func aChainCheckThatCannotRunIsAnInternalFailure() throws {
+        let container = try PKCS7SignedData(der: try ReceiptFixtures.bytes("receipt-single.p7"))
+        let store = try TrustStore(roots: [try ReceiptFixtures.certificate("receipt-root")])
+        let error = #expect(throws: PKCS7Error.self) {
+            // A time OpenSSL cannot be given: the check stops before building any chain.
+            try container.verify(trustStore: store, at: Date(timeIntervalSince1970: 1e300))
+        }
+        #expect(error?.kind == .internalFailure, "\(String(describing: error))")
+        #expect(error?.chainError == nil)
+    }
+
     @Test func tamperedContentFailsTheSignature() throws {
         let container = try PKCS7SignedData(der: try ReceiptFixtures.bytes("receipt-tampered.p7"))
         let store = try TrustStore(roots: [try ReceiptFixtures.certificate("receipt-root")])

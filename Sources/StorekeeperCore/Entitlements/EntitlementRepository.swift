@@ -96,14 +96,15 @@ public struct EntitlementRepository {
     /// to one user only, and a second claim is refused (false).
     @discardableResult
     public func assign(appAccountToken token: String, toUser userId: String) throws -> Bool {
-        if try store.setIfAbsent(StoreKeys.appAccountToken(token), Array(userId.utf8), expiresIn: nil) {
-            // Subscriptions that carried the token before the user was known join the user now.
-            for originalTransactionId in try originalTransactionIds(ofAppAccountToken: token) {
-                try link(originalTransactionId, userId: userId, appAccountToken: nil)
-            }
-            return true
+        let claimed = try store.setIfAbsent(StoreKeys.appAccountToken(token), Array(userId.utf8), expiresIn: nil)
+        guard try claimed || user(ofAppAccountToken: token) == userId else { return false }
+        // Subscriptions that carried the token before the user was known join the user now.
+        // Also when the token was already this user's: a run killed between the claim and
+        // these links is finished by the next one (linking is idempotent).
+        for originalTransactionId in try originalTransactionIds(ofAppAccountToken: token) {
+            try link(originalTransactionId, userId: userId, appAccountToken: nil)
         }
-        return try user(ofAppAccountToken: token) == userId
+        return true
     }
 
     private func link(_ originalTransactionId: String, userId explicitUser: String?, appAccountToken: String?) throws {

@@ -7,7 +7,8 @@ import StorekeeperCore
 /// and verified locally (PKCS#7, Apple's ASN.1 layout, the chain at the receipt's creation
 /// date); a dry run answers what it holds and stops there. Otherwise, optionally, the legacy
 /// verifyReceipt endpoint is asked too (the "legacy track"), and the move to the App Store
-/// Server API happens through a `ReceiptMigrator` (none is wired yet: the answer says so).
+/// Server API happens through a `ReceiptMigrator` (`AppStoreReceiptMigrator`, built from the
+/// API settings, unless a test passes its own).
 public final class MigrateReceiptFunction: FunctionHandler {
     struct Request: RequestBody {
         static let fields: Set<String> = ["receiptData", "dryRun", "legacyCheck", "userId", "appAccountToken", "sessionToken"]
@@ -71,7 +72,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
             errors: INVALID_RECEIPT_FORMAT, INVALID_CERTIFICATE, VERIFICATION_FAILURE, INVALID_APP_IDENTIFIER,
             INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, VERIFY_RECEIPT_UNAVAILABLE, Apple 5xx
             or unreachable (Apple's error name, exit 75: what was applied stays, a rerun finishes);
-            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key (exit 78).
+            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78).
             """,
         variables: ReceiptSettings.variables + AppStoreAPISettings.apiVariables.compactMap { variable in
             switch variable.name {
@@ -96,7 +97,8 @@ public final class MigrateReceiptFunction: FunctionHandler {
 
     private let settings: ReceiptSettings
     private let context: FunctionContext
-    /// The move to the App Store Server API; nil until its client exists.
+    /// The move to the App Store Server API, given by a test; nil: built per request from the
+    /// API settings, once the request and its account are known to be good.
     private let migrator: (any ReceiptMigrator)?
 
     public convenience init(context: FunctionContext) throws {
@@ -127,6 +129,16 @@ public final class MigrateReceiptFunction: FunctionHandler {
             // for a caller that vouches for the user.
             throw FunctionError.unauthorized(message: "userId and appAccountToken over HTTP need Authorization: Bearer $\(RuntimeVariable.adminToken) (your backend speaks for the user)")
         }
+        if let userId = body.userId, userId.isEmpty || userId.utf8.count > 128 {
+            throw FunctionError.badInput(message: "userId must be 1 to 128 characters")
+        }
+        var appAccountToken: String?
+        if let given = body.appAccountToken {
+            guard let uuid = UUID(uuidString: given) else {
+                throw FunctionError.badInput(message: "appAccountToken must be a UUID")
+            }
+            appAccountToken = uuid.uuidString.lowercased()
+        }
         let receiptData = body.receiptData.filter { !$0.isWhitespace }
         guard receiptData.utf8.count <= Self.maximumReceiptDataLength else {
             throw FunctionError.payloadTooLarge(message: "receiptData is larger than any app receipt")
@@ -134,16 +146,27 @@ public final class MigrateReceiptFunction: FunctionHandler {
         guard let der = Self.base64Decode(receiptData), !der.isEmpty else {
             throw FunctionError.badInput(code: ReceiptError.Code.invalidReceiptFormat.rawValue, message: "receiptData is not base64")
         }
+        // The app's proof of its user, checked before any receipt work (the route is public).
+        var userId = body.userId
+        if let sessionToken = body.sessionToken {
+            guard let session = try SessionRepository(store: try context.adapters.store()).session(id: sessionToken, now: context.clock.now()) else {
+                throw FunctionError.unauthorized(code: "invalid_session", message: "no open session with this sessionToken (ended, expired or never opened)")
+            }
+            userId = session.userId
+        }
 
         let reading = try settings.verifier.read(der: der)
         var answer = JSONObjectBuilder()
         answer.add("dryRun", dryRun)
+        let verification: ReceiptVerifier.Verification?
         switch reading.verification {
-        case .success(let verification):
+        case .success(let verified):
+            verification = verified
             answer.add("verified", true)
-            answer.add("environment", verification.environment)
-            answer.add("chainVerified", verification.chainVerified)
+            answer.add("environment", verified.environment)
+            answer.add("chainVerified", verified.chainVerified)
         case .failure(let error):
+            verification = nil
             context.log.warning("receipt did not verify", ["code": error.code, "reason": error.reason])
             answer.add("verified", false)
             if let environment = reading.receipt.receiptType?.environment { answer.add("environment", environment) }
@@ -154,15 +177,13 @@ public final class MigrateReceiptFunction: FunctionHandler {
         }
         try answer.add("receipt", encoding: ReceiptAnswer(reading.receipt))
         try answer.add("originalTransactionIds", encoding: reading.receipt.originalTransactionIds)
-        if dryRun {
+        // Not a dry run, the receipt verified (a failure was answered above).
+        guard !dryRun, let environment = verification?.environment else {
             return FunctionResponse(status: 200, body: answer.build())
         }
 
         if legacyCheck && settings.sharedSecret == nil {
             throw FunctionError.configuration("\(ReceiptSettings.sharedSecretVariable) is not set (legacyCheck needs it)")
-        }
-        guard let environment = try? reading.verification.get().environment else {
-            return FunctionResponse(status: 200, body: answer.build())
         }
         guard environment != "Xcode" else {
             // StoreKit testing in Xcode: neither Apple's servers nor verifyReceipt know these purchases.
@@ -170,22 +191,24 @@ public final class MigrateReceiptFunction: FunctionHandler {
                 performed: false, reason: "an Xcode receipt's purchases are unknown to the App Store Server API", outcome: nil))
             return FunctionResponse(status: 200, body: answer.build())
         }
+        let store = try context.adapters.store()
+        let account = try resolveAccount(userId: userId, appAccountToken: appAccountToken, store: store)
         // The API key is needed from here on, and only here: a dry run works without it.
         let migrator = try self.migrator ?? makeMigrator()
-        let store = try context.adapters.store()
-        var userId = body.userId
-        if let sessionToken = body.sessionToken {
-            guard let session = try SessionRepository(store: store).session(id: sessionToken, now: context.clock.now()) else {
-                throw FunctionError.unauthorized(code: "invalid_session", message: "no open session with this sessionToken (ended, expired or never opened)")
-            }
-            userId = session.userId
-        }
-        let account = try resolveAccount(userId: userId, appAccountToken: body.appAccountToken, store: store)
 
         var legacySubscriptions: [LegacySubscriptionStatus]?
         if legacyCheck, let secret = settings.sharedSecret {
             let client = VerifyReceiptClient(http: { [context] in try context.adapters.http() }, endpoints: settings.endpoints, sharedSecret: secret)
-            let legacy = try client.verify(receiptData: receiptData)
+            let legacy: VerifyReceiptClient.Answer
+            switch Result(catching: { () throws(VerifyReceiptError) in try client.verify(receiptData: receiptData) }) {
+            case .success(let answer):
+                legacy = answer
+            case .failure(let error) where error.status == .sharedSecretMismatch:
+                // Our secret, not the caller's receipt: fix the configuration, not the request.
+                throw FunctionError.configuration("verifyReceipt answered 21004 (sharedSecretMismatch): \(ReceiptSettings.sharedSecretVariable) is not the app's shared secret")
+            case .failure(let error):
+                throw error
+            }
             let subscriptions = LegacySubscriptionStatus.infer(from: legacy.response, now: context.clock.now())
             legacySubscriptions = subscriptions
             try answer.add("legacy", encoding: LegacyAnswer(
@@ -240,24 +263,17 @@ public final class MigrateReceiptFunction: FunctionHandler {
             store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback)
         let log = context.log
         migrator.onRejected = { id, code in
-            log.warning("Apple's signed answer did not verify; not applied", ["originalTransactionId": id, "code": code])
+            log.warning("Apple's signed answer was refused (did not verify, decode or apply); not applied", ["originalTransactionId": id, "code": code])
         }
         return migrator
     }
 
     /// The user to link to and the appAccountToken to set at Apple: the request's token
-    /// (which becomes the user's unless another user has it), else the token of the user's
-    /// Sign in with Apple account.
+    /// (lowercased, already checked to be a UUID; it becomes the user's unless another user
+    /// has it), else the token of the user's Sign in with Apple account.
     private func resolveAccount(userId: String?, appAccountToken: String?, store: any KeyValueStore) throws -> ReceiptMigrationAccount {
-        if let userId, userId.isEmpty || userId.utf8.count > 128 {
-            throw FunctionError.badInput(message: "userId must be 1 to 128 characters")
-        }
         let repository = EntitlementRepository(store: store)
-        if let given = appAccountToken {
-            guard let uuid = UUID(uuidString: given) else {
-                throw FunctionError.badInput(message: "appAccountToken must be a UUID")
-            }
-            let token = uuid.uuidString.lowercased()
+        if let token = appAccountToken {
             if let userId, try !repository.assign(appAccountToken: token, toUser: userId) {
                 throw FunctionError.badInput(message: "appAccountToken belongs to another user")
             }

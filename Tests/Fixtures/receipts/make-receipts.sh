@@ -67,6 +67,18 @@ keyUsage                  = critical, digitalSignature
 subjectKeyIdentifier      = hash
 authorityKeyIdentifier    = keyid:always
 1.2.840.113635.100.6.11.1 = ASN1:NULL
+# The same shapes without Apple's marker OIDs: an intermediate that is not WWDR, a leaf
+# that is not a receipt signer (a developer's own certificate under WWDR, say).
+[ ext_ca_unmarked ]
+basicConstraints         = critical, CA:TRUE, pathlen:0
+keyUsage                 = critical, keyCertSign, cRLSign
+subjectKeyIdentifier     = hash
+authorityKeyIdentifier   = keyid:always
+[ ext_leaf_unmarked ]
+basicConstraints          = CA:FALSE
+keyUsage                  = critical, digitalSignature
+subjectKeyIdentifier      = hash
+authorityKeyIdentifier    = keyid:always
 EOF
 printf '[ req ]\ndistinguished_name = req_dn\nprompt = no\n[ req_dn ]\nCN = unused\n' >"$work/req.cnf"
 
@@ -86,7 +98,9 @@ issue() {
 }
 
 # The legacy chain, the leaf that expired after the receipts it signed, a look-alike chain
-# under another root, and a self-signed "StoreKit Testing in Xcode" certificate.
+# under another root, a leaf under WWDR without the receipt-signer OID, a leaf (with it)
+# under an intermediate of the same root without the WWDR OID, and a self-signed
+# "StoreKit Testing in Xcode" certificate.
 issue receipt-root "Storekeeper Test Apple Inc. Root" ext_root 20240101000000Z 20490101000000Z 10 self
 issue receipt-wwdr "Storekeeper Test Apple Worldwide Developer Relations CA" ext_wwdr 20240101000000Z 20440101000000Z 20 receipt-root
 issue receipt-signer "Storekeeper Test Mac App Store and iTunes Store Receipt Signing" ext_leaf 20250101000000Z 20300101000000Z 30 receipt-wwdr
@@ -94,6 +108,9 @@ issue receipt-signer-expired "Storekeeper Test Mac App Store and iTunes Store Re
 issue other-receipt-root "Storekeeper Test Apple Inc. Root" ext_root 20240101000000Z 20490101000000Z 10 self
 issue other-receipt-wwdr "Storekeeper Test Apple Worldwide Developer Relations CA" ext_wwdr 20240101000000Z 20440101000000Z 20 other-receipt-root
 issue other-receipt-signer "Storekeeper Test Mac App Store and iTunes Store Receipt Signing" ext_leaf 20250101000000Z 20300101000000Z 30 other-receipt-wwdr
+issue unmarked-signer "Storekeeper Test Apple Development: Someone" ext_leaf_unmarked 20250101000000Z 20300101000000Z 32 receipt-wwdr
+issue unmarked-wwdr "Storekeeper Test Apple Other CA" ext_ca_unmarked 20240101000000Z 20440101000000Z 21 receipt-root
+issue unmarked-wwdr-signer "Storekeeper Test Mac App Store and iTunes Store Receipt Signing" ext_leaf 20250101000000Z 20300101000000Z 30 unmarked-wwdr
 issue xcode-signer "StoreKit Testing in Xcode" ext_root 20240101000000Z 20490101000000Z 40 self
 
 # --- payloads (openssl asn1parse -genconf) -----------------------------------------------
@@ -176,6 +193,8 @@ sign empty receipt-signer receipt-wwdr receipt-no-purchases
 sign old receipt-signer-expired receipt-wwdr receipt-signer-expired-later
 sign late receipt-signer-expired receipt-wwdr receipt-signer-expired-before
 sign single other-receipt-signer other-receipt-wwdr receipt-other-root
+sign single unmarked-signer receipt-wwdr receipt-signer-not-receipt-signer
+sign single unmarked-wwdr-signer unmarked-wwdr receipt-intermediate-not-wwdr
 sign xcode xcode-signer xcode-signer receipt-xcode
 # Content changed after signing: same length, so the container still parses.
 perl -0777 -pe 's/1000000000000001/1000000000000009/' "$out/receipt-single.p7" >"$out/receipt-tampered.p7"

@@ -80,15 +80,42 @@ struct MigrateReceiptBinaryTests {
         #expect(server.requests().isEmpty)
     }
 
-    @Test func aWrongSharedSecretIsReportedWithApplesStatus() throws {
+    /// 21004 is our configuration's fault, not the caller's receipt: exit 78, naming the variable.
+    @Test func aWrongSharedSecretIsAConfigurationErrorWithApplesStatus() throws {
         let server = try FakeVerifyReceiptServer(secret: Self.secret, rootsPath: VerifyReceiptClientTests.roots)
         defer { server.stop() }
         let result = try FunctionBinary(name: "migrate-receipt").run(
             stdin: try Self.request("receipt-single", ["legacyCheck": true]), environment: Self.environment(server, secret: "wrong"))
-        #expect(result.exitCode == 65)
+        #expect(result.exitCode == 78)
         let error = try #require(try Self.answer(result)["error"] as? [String: Any])
-        #expect(error["code"] as? String == "VERIFY_RECEIPT_REJECTED")
+        #expect(error["code"] as? String == "configuration_error")
         #expect((error["message"] as? String)?.contains("21004 (sharedSecretMismatch)") == true)
+        #expect((error["message"] as? String)?.contains("APPSTORE_SHARED_SECRET") == true)
+    }
+
+    /// The cheap checks of who the purchases go to come before the receipt's signature and
+    /// before the API key is looked for: a forged receipt and a missing key are not reached.
+    @Test func badLinkingFieldsAreRefusedBeforeTheReceiptAndTheKey() throws {
+        let server = try FakeVerifyReceiptServer(secret: Self.secret, rootsPath: VerifyReceiptClientTests.roots)
+        defer { server.stop() }
+        var environment = Self.environment(server)
+        environment["APPSTORE_KEY_ID"] = nil
+        func refusal(_ fields: [String: Any]) throws -> (exitCode: Int32, code: String?, message: String?) {
+            let result = try FunctionBinary(name: "migrate-receipt").run(stdin: try Self.request("receipt-tampered", fields), environment: environment)
+            let error = try Self.answer(result)["error"] as? [String: Any]
+            return (result.exitCode, error?["code"] as? String, error?["message"] as? String)
+        }
+        let token = try refusal(["userId": "user-1", "appAccountToken": "not-a-uuid"])
+        #expect(token.exitCode == 65)
+        #expect(token.code == "invalid_request")
+        #expect(token.message == "appAccountToken must be a UUID")
+        let user = try refusal(["userId": String(repeating: "u", count: 129)])
+        #expect(user.code == "invalid_request")
+        #expect(user.message == "userId must be 1 to 128 characters")
+        let session = try refusal(["sessionToken": String(repeating: "0", count: 64)])
+        #expect(session.exitCode == 65)
+        #expect(session.code == "invalid_session")
+        #expect(server.requests().isEmpty)
     }
 
     @Test func aForgedReceiptNeverReachesVerifyReceipt() throws {

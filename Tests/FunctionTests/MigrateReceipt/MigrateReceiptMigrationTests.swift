@@ -190,6 +190,44 @@ struct MigrateReceiptMigrationTests {
         #expect(try Self.subscriptions(third.json).values.allSatisfy { $0["eventsApplied"] as? Int == 0 })
     }
 
+    /// A signed transaction that verifies but does not decode, or decodes without a
+    /// transactionId, is noted on its id and skipped: the rest is applied and a rerun does
+    /// not stop at the same place.
+    @Test func anUnusableSignedTransactionIsNotedAndTheRestApplied() throws {
+        let fake = try FakeAppStore.start(scenario: Self.scenario)
+        defer { fake.stop() }
+        var scenario = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.scenario))) as? [String: Any])
+        var environments = try #require(scenario["environments"] as? [String: Any])
+        var sandbox = try #require(environments["Sandbox"] as? [String: Any])
+        var customers = try #require(sandbox["customers"] as? [[String: Any]])
+        var transactions = try #require(customers.first?["transactions"] as? [[String: Any]])
+        transactions.append([
+            "originalTransactionId": Self.lifetime, "productId": "com.example.lifetime", "type": "Non-Consumable",
+            "purchaseDate": 1_769_934_700_000, "signedDate": 1_780_309_800_000,
+        ])
+        transactions.append([
+            "transactionId": "1000000000000007", "originalTransactionId": Self.subscription, "productId": "com.example.pro.monthly",
+            "type": "Auto-Renewable Subscription", "purchaseDate": 1_769_934_800_000, "quantity": "many",
+        ])
+        customers[0]["transactions"] = transactions
+        sandbox["customers"] = customers
+        environments["Sandbox"] = sandbox
+        scenario["environments"] = environments
+        try fake.loadScenario(scenario)
+        let environment = Self.environment(fake, store: Self.storePath())
+
+        for run in 1...2 {
+            let answer = try Self.run("migrate-receipt", ["receipt": "receipt-several"], environment)
+            #expect(answer.exitCode == 0, "run \(run): \(answer.stderr)")
+            let outcome = try Self.subscriptions(answer.json)
+            #expect(outcome[Self.lifetime]?["failure"] as? String == "INVALID_TRANSACTION", "run \(run): \(outcome)")
+            #expect(outcome[Self.lifetime]?["status"] as? String == "lifetime", "run \(run)")
+            #expect(outcome.values.contains { $0["failure"] as? String == "INVALID_PAYLOAD" }, "run \(run): \(outcome)")
+            #expect(outcome[Self.subscription]?["status"] as? String == "active", "run \(run)")
+            #expect(answer.stderr.contains("INVALID_TRANSACTION") && answer.stderr.contains("INVALID_PAYLOAD"), "run \(run)")
+        }
+    }
+
     @Test func aProductionReceiptFallsBackToTheSandboxAndANonDryRunNeedsTheKey() throws {
         let fake = try FakeAppStore.start(scenario: Self.scenario)
         defer { fake.stop() }

@@ -37,6 +37,16 @@ struct ReceiptVerifierTests {
         try expectRefused("receipt-other-root.p7", .invalidCertificate, containing: "unable to get local issuer")
     }
 
+    /// Any certificate under Apple Inc. Root chains (a developer's own, under WWDR): only
+    /// Apple's marker OIDs make it a receipt signer.
+    @Test func aSignerWithoutTheReceiptSigningOIDIsRefused() throws {
+        try expectRefused("receipt-signer-not-receipt-signer.p7", .invalidCertificate, containing: "1.2.840.113635.100.6.11.1")
+    }
+
+    @Test func anIntermediateWithoutTheWWDROIDIsRefused() throws {
+        try expectRefused("receipt-intermediate-not-wwdr.p7", .invalidCertificate, containing: "1.2.840.113635.100.6.2.1")
+    }
+
     @Test func xcodeReceiptsOnlyWhereXcodeIsAccepted() throws {
         try expectRefused("receipt-xcode.p7", .invalidEnvironment, containing: "Xcode")
         let reading = try ReceiptFixtures.verifier(environments: ["Sandbox", "Xcode"]).read(der: try ReceiptFixtures.bytes("receipt-xcode.p7"))

@@ -23,8 +23,15 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     private let clock: any Clock
     private let sandboxFallback: Bool
 
-    /// Called when Apple's signed answer about an id fails verification (it is not applied).
+    /// Called when Apple's signed answer about an id is refused (it is not applied): it fails
+    /// verification (its VerificationError code), does not decode (`invalidPayload`), or
+    /// cannot be applied (`invalidTransaction`).
     public var onRejected: ((String, String) -> Void)?
+
+    /// The failure of a signed answer that verified but does not decode as its model.
+    public static let invalidPayload = "INVALID_PAYLOAD"
+    /// The failure of a transaction that decoded but cannot be applied (no transactionId, ...).
+    public static let invalidTransaction = "INVALID_TRANSACTION"
 
     public init(client: AppStoreServerAPIClient, verifier: SignedDataVerifier, store: any KeyValueStore,
                 clock: any Clock, sandboxFallback: Bool) {
@@ -45,7 +52,9 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     }
 
     /// Throws `AppStoreAPIError` when Apple cannot answer (retryable: rerun) or refuses the
-    /// API key, and `StoreError` when the store fails.
+    /// API key, and `StoreError` when the store fails. A signed answer that is refused (see
+    /// `onRejected`) is noted as its id's `failure` and the run goes on: a rerun would stop at
+    /// the same answer.
     public func migrate(_ receipt: AppReceipt, environment: String, account: ReceiptMigrationAccount) throws -> ReceiptMigrationOutcome {
         let now = clock.now()
         let apiEnvironment: AppStoreAPIEnvironment = environment == "Sandbox" ? .sandbox : .production
@@ -79,6 +88,12 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
             }
         }
 
+        func refuse(_ id: String, _ code: String) throws {
+            try note(id)
+            progress[id]?.failure = code
+            onRejected?(id, code)
+        }
+
         var coveredByHistory = Set<String>()
         var coveredByStatuses = Set<String>()
         var subscriptions = Set<String>()
@@ -107,7 +122,11 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                         coveredByHistory.insert(original)
                         if transaction.type == .autoRenewableSubscription { subscriptions.insert(original) }
                     }
-                    try apply(transaction, renewal: nil, origin: "history")
+                    do {
+                        try apply(transaction, renewal: nil, origin: "history")
+                    } catch is EntitlementError {
+                        try refuse(transaction.originalTransactionId ?? id, Self.invalidTransaction)
+                    }
                 }
             }
             // Get All Subscription Statuses brings the renewal info (billing retry, grace,
@@ -133,9 +152,11 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                     }
                     try apply(transaction, renewal: renewal, origin: "status")
                 } catch let error as VerificationError {
-                    try note(subject)
-                    progress[subject]?.failure = error.code
-                    onRejected?(subject, error.code)
+                    try refuse(subject, error.code)
+                } catch is DecodingError {
+                    try refuse(subject, Self.invalidPayload)
+                } catch is EntitlementError {
+                    try refuse(subject, Self.invalidTransaction)
                 }
             }
         }
@@ -186,6 +207,9 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                 } catch let error as VerificationError {
                     progress[id]?.failure = error.code
                     onRejected?(id, error.code)
+                } catch is DecodingError {
+                    progress[id]?.failure = Self.invalidPayload
+                    onRejected?(id, Self.invalidPayload)
                 }
             }
             guard page.value.hasMore == true, let next = page.value.revision, next != revision else { break }

@@ -9,7 +9,8 @@ public struct ReceiptError: CodedError, Equatable {
         case invalidCertificate = "INVALID_CERTIFICATE"
         /// The signature does not match the content.
         case verificationFailure = "VERIFICATION_FAILURE"
-        /// The configured roots could not be loaded: not the receipt's fault.
+        /// The configured roots could not be loaded, or the chain check could not run: not
+        /// the receipt's fault.
         case retryableVerificationFailure = "RETRYABLE_VERIFICATION_FAILURE"
         /// The receipt is another app's.
         case invalidAppIdentifier = "INVALID_APP_IDENTIFIER"

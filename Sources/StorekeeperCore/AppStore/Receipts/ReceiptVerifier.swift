@@ -4,7 +4,8 @@ import OpenSSLCrypto
 /// Reads and verifies legacy app receipts (the base64 `appStoreReceiptURL` file old app
 /// versions send), in a fixed order: the PKCS#7 container, the payload, then the signature
 /// and the signer's chain to the configured legacy roots *at the receipt's creation date*
-/// (old receipts outlive their signing certificate), then the bundle id and environment.
+/// (old receipts outlive their signing certificate), Apple's marker OIDs on the signer and
+/// its intermediate, then the bundle id and environment.
 ///
 /// A receipt whose type is Xcode is signed by a local "StoreKit Testing in Xcode"
 /// certificate that chains nowhere: it is refused (INVALID_ENVIRONMENT) unless Xcode is an
@@ -93,16 +94,22 @@ public final class ReceiptVerifier {
             chainVerified = false
         } else {
             let store = try configuration.trustAnchors.receiptTrustStore()
+            let chain: [Certificate]
             do {
-                _ = try container.verify(trustStore: store, at: receipt.creationDate)
+                chain = try container.verify(trustStore: store, at: receipt.creationDate)
             } catch {
                 switch error.kind {
                 case .invalidSignature:
                     throw ReceiptError(.verificationFailure, "signature does not match the receipt: \(error.message)")
-                case .untrustedChain, .malformed:
+                case .untrustedChain:
                     throw ReceiptError(.invalidCertificate, error.chainError?.description ?? error.description)
+                case .internalFailure, .malformed:
+                    // The check could not run: nothing is known about the receipt. (`.malformed`
+                    // comes only from parsing, never from `verify`; listed for the switch.)
+                    throw ReceiptError(.retryableVerificationFailure, error.description)
                 }
             }
+            try Self.checkAppleMarkers(chain)
             chainVerified = true
         }
         guard receipt.bundleId == configuration.bundleId else {
@@ -112,6 +119,20 @@ public final class ReceiptVerifier {
             throw ReceiptError(.invalidEnvironment, "environment \(environment) is not accepted")
         }
         return Verification(environment: environment, chainVerified: chainVerified)
+    }
+
+    /// Chaining to Apple Inc. Root is not enough: every Apple certificate does, a
+    /// developer's own certificates under WWDR included. The signer must carry Apple's
+    /// receipt-signing OID and its issuer the WWDR OID (the rule App Store signed data uses).
+    private static func checkAppleMarkers(_ chain: [Certificate]) throws(ReceiptError) {
+        guard chain.count >= 2 else {
+            throw ReceiptError(.invalidCertificate, "the signer's chain has no intermediate")
+        }
+        do {
+            try AppleCertificatePolicy.check(leaf: chain[0], intermediate: chain[1])
+        } catch {
+            throw ReceiptError(.invalidCertificate, error.reason)
+        }
     }
 }
 
