@@ -93,6 +93,28 @@ public struct AccountRepository {
         return (String(decoding: clear, as: UTF8.self), record.clientId)
     }
 
+    /// What is kept for the user's refresh token, for the paths that must go on without it.
+    public enum KeptRefreshToken: Sendable, Equatable {
+        case none
+        /// A record is there but cannot be opened (the data key changed, the record is
+        /// damaged): as good as no token, and the caller may say so in its log.
+        case unreadable
+        case token(String, clientId: String)
+    }
+
+    /// Like `refreshToken(userId:)`, but a record that cannot be read (wrong data key, damaged
+    /// record) is `.unreadable` instead of an error, so a session lookup or an account deletion
+    /// is not blocked for ever by it. A missing data key and store failures still throw.
+    public func keptRefreshToken(userId: String) throws -> KeptRefreshToken {
+        let key = StoreKeys.appleRefreshToken(userId)
+        guard let stored = try store.get(key) else { return .none }
+        guard let dataKey else { throw StoreError(.failed, "no data key to open refresh tokens with") }
+        guard let record = try? StoreCoding.decode(StoredRefreshToken.self, stored.bytes, key: key),
+              let box = Base64URL.decode(record.sealed),
+              let clear = try? dataKey.open(box, authenticating: Self.associatedData(userId)) else { return .unreadable }
+        return .token(String(decoding: clear, as: UTF8.self), clientId: record.clientId)
+    }
+
     @discardableResult
     public func deleteRefreshToken(userId: String) throws -> Bool {
         try store.delete(StoreKeys.appleRefreshToken(userId))

@@ -17,6 +17,9 @@ public struct SignInFlow {
         public var deletion: AccountRepository.Deletion
         /// True when a refresh token was revoked at Apple.
         public var revokedAtApple: Bool
+        /// True when a refresh token was kept but could not be opened (another data key, a
+        /// damaged record): it could not be revoked at Apple and was deleted with the rest.
+        public var refreshTokenUnreadable: Bool = false
     }
 
     private let verifier: IdentityTokenVerifier
@@ -101,7 +104,7 @@ public struct SignInFlow {
     /// Checks the user's refresh token against Apple (`grant_type=refresh_token`), at most
     /// once a day per user (the turn is a `setIfAbsent` with a 24-hour expiry in the store).
     public func checkRefreshToken(userId: String, now: Date) throws -> RefreshCheck {
-        guard let (token, clientId) = try accounts.refreshToken(userId: userId),
+        guard case .token(let token, let clientId) = try accounts.keptRefreshToken(userId: userId),
               try accounts.mayCheckRefreshToken(userId: userId) else { return .skipped }
         do {
             _ = try client.refresh(refreshToken: token, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now))
@@ -117,11 +120,12 @@ public struct SignInFlow {
     /// failure there leaves everything in place to try again), then the personal data goes.
     public func revokeAndDelete(userId: String, now: Date) throws -> Revocation {
         var revoked = false
-        if let (token, clientId) = try accounts.refreshToken(userId: userId) {
+        let kept = try accounts.keptRefreshToken(userId: userId)
+        if case .token(let token, let clientId) = kept {
             try client.revoke(token: token, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now))
             revoked = true
         }
         let deletion = try accounts.delete(userId: userId, sessions: sessions, now: now)
-        return Revocation(deletion: deletion, revokedAtApple: revoked)
+        return Revocation(deletion: deletion, revokedAtApple: revoked, refreshTokenUnreadable: kept == .unreadable)
     }
 }
