@@ -70,19 +70,26 @@ public struct SignInFlow {
 
     private func finish(_ claims: IdentityTokenClaims, refreshToken: String?, clientId: String,
                         name: FirstLoginName?, now: Date) throws -> Result {
-        var (account, created) = try accounts.findOrCreate(sub: claims.sub, now: now)
-        if let email = claims.email { account.email = email }
-        if let verified = claims.emailVerified { account.emailVerified = verified }
-        if let isPrivate = claims.isPrivateEmail { account.isPrivateEmail = isPrivate }
-        if let status = claims.realUserStatus { account.realUserStatus = status }
-        if let transferSub = claims.transferSub { account.transferSub = transferSub }
-        // Apple sends the name once, on the first authorization: keep it the moment it comes.
-        if let name {
-            if let given = name.givenName, !given.isEmpty { account.givenName = given }
-            if let family = name.familyName, !family.isEmpty { account.familyName = family }
+        // A new account is written once, complete: Apple sends the name only on the first
+        // authorization, and a process killed between two writes would lose it.
+        let fill: (inout AppleAccount) -> Void = { account in
+            if let email = claims.email { account.email = email }
+            if let verified = claims.emailVerified { account.emailVerified = verified }
+            if let isPrivate = claims.isPrivateEmail { account.isPrivateEmail = isPrivate }
+            if let status = claims.realUserStatus { account.realUserStatus = status }
+            if let transferSub = claims.transferSub { account.transferSub = transferSub }
+            // Apple sends the name once, on the first authorization: keep it the moment it comes.
+            if let name {
+                if let given = name.givenName, !given.isEmpty { account.givenName = given }
+                if let family = name.familyName, !family.isEmpty { account.familyName = family }
+            }
+            account.lastSignInAt = now.millisecondsSince1970
         }
-        account.lastSignInAt = now.millisecondsSince1970
-        try accounts.save(account)
+        var (account, created) = try accounts.findOrCreate(sub: claims.sub, now: now, filling: fill)
+        if !created {
+            fill(&account)
+            try accounts.save(account)
+        }
         if let refreshToken {
             try accounts.storeRefreshToken(refreshToken, clientId: clientId, userId: account.userId, now: now)
         }

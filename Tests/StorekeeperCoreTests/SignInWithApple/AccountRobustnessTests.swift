@@ -50,3 +50,68 @@ struct UnreadableRefreshTokenTests {
         #expect(try AccountRepository(store: store, dataKey: key).keptRefreshToken(userId: "u1") == .unreadable)
     }
 }
+
+@Suite("Sign in with Apple: a process killed mid-way")
+struct KilledMidwayTests {
+    let now = Date()
+
+    @Test(arguments: ["appstore:token:", "siwa:sub:"])
+    func aFirstSignInKilledAnywhereEndsLinkedOnTheNextTry(_ killedAt: String) throws {
+        let store = MemoryStore()
+        let accounts = AccountRepository(store: store, dataKey: nil)
+        store.killAtWrite = { $0.hasPrefix(killedAt) }
+        #expect(throws: StoreError.self) { try accounts.findOrCreate(sub: "sub-killed", now: now) }
+        store.restart()
+        let (account, _) = try accounts.findOrCreate(sub: "sub-killed", now: now)
+        #expect(try EntitlementRepository(store: store).user(ofAppAccountToken: account.appAccountToken) == account.userId)
+        #expect(try accounts.userId(sub: "sub-killed") == account.userId)
+    }
+
+    @Test func aNewAccountIsWrittenOnceAndComplete() throws {
+        let store = MemoryStore()
+        let accounts = AccountRepository(store: store, dataKey: nil)
+        let (account, created) = try accounts.findOrCreate(sub: "sub-named", now: now) { $0.givenName = "Once"; $0.email = "once@example.com" }
+        #expect(created && account.givenName == "Once")
+        let stored = try #require(try store.get(StoreKeys.account(account.userId)))
+        #expect(stored.version == 1)
+        #expect(try accounts.account(userId: account.userId)?.givenName == "Once")
+        #expect(try accounts.account(userId: account.userId)?.email == "once@example.com")
+        // Found again: not refilled, not rewritten.
+        let (again, createdAgain) = try accounts.findOrCreate(sub: "sub-named", now: now) { $0.givenName = "Twice" }
+        #expect(!createdAgain && again.givenName == "Once")
+    }
+}
+
+extension AccountTests {
+    @Test(arguments: [":account", "siwa:sub:"])
+    func aDeletionKilledMidwayIsFinishedByApplesRetry(_ killedAt: String) throws {
+        let store = MemoryStore()
+        let accounts = AccountRepository(store: store, dataKey: dataKey)
+        var (account, _) = try accounts.findOrCreate(sub: "sub-delete-killed", now: now)
+        account.email = "kept.too.long@example.com"
+        try accounts.save(account)
+        let event = try notification("account-delete", sub: "sub-delete-killed", jti: "jti-killed", email: nil)
+        let processor = AccountEventProcessor(store: store)
+
+        store.killAtWrite = { $0.hasSuffix(killedAt) || $0.hasPrefix(killedAt) }
+        #expect(throws: StoreError.self) { try processor.process(event, now: now) }
+        store.restart()
+        #expect(try processor.process(event, now: now).outcome == .processed)
+        #expect(try accounts.account(userId: account.userId) == nil)
+        #expect(try accounts.userId(sub: "sub-delete-killed") == nil)
+        #expect(try accounts.wasDeleted(userId: account.userId))
+        #expect(!store.allValues.contains { String(decoding: $0, as: UTF8.self).contains("kept.too.long") })
+    }
+
+    @Test func aSignInAfterADeletionKilledBeforeTheIndexMakesANewUser() throws {
+        let store = MemoryStore()
+        let accounts = AccountRepository(store: store, dataKey: dataKey)
+        let (old, _) = try accounts.findOrCreate(sub: "sub-again", now: now)
+        store.killAtWrite = { $0.hasPrefix("siwa:sub:") }
+        #expect(throws: StoreError.self) { try accounts.delete(userId: old.userId, sessions: SessionRepository(store: store), now: now) }
+        store.restart()
+        let (fresh, created) = try accounts.findOrCreate(sub: "sub-again", now: now)
+        #expect(created && fresh.userId != old.userId)
+        #expect(try accounts.userId(sub: "sub-again") == fresh.userId)
+    }
+}
