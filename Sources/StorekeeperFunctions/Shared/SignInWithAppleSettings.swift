@@ -93,7 +93,7 @@ struct SignInWithAppleSettings {
         }
 
         let base = environment.optional("SIWA_BASE_URL") ?? AppleIDClient.defaultBaseURL
-        guard base.hasPrefix("https://") || base.hasPrefix("http://127.0.0.1") || base.hasPrefix("http://localhost") else {
+        guard Self.isAllowedBaseURL(base) else {
             throw FunctionError.configuration("SIWA_BASE_URL must be an https URL (plain http only on loopback, for tests)")
         }
         baseURL = base
@@ -105,6 +105,33 @@ struct SignInWithAppleSettings {
             leeway = try environment.required("SIWA_LEEWAY_SECONDS") { Int64($0).flatMap { (0...600).contains($0) ? $0 : nil } }
         }
         verifierConfiguration = IdentityTokenVerifier.Configuration(clientIds: clientIds, acceptedIssuers: issuers, leeway: .seconds(leeway))
+    }
+
+    /// https with a host, or plain http only when the host is exactly 127.0.0.1 or localhost
+    /// (tests): `http://localhost.example.com` would send the client secret and the tokens in
+    /// clear to somebody else.
+    static func isAllowedBaseURL(_ url: String) -> Bool {
+        let scheme: String
+        let rest: Substring
+        if url.lowercased().hasPrefix("https://") {
+            (scheme, rest) = ("https", url.dropFirst("https://".count))
+        } else if url.lowercased().hasPrefix("http://") {
+            (scheme, rest) = ("http", url.dropFirst("http://".count))
+        } else {
+            return false
+        }
+        // The authority ends at the first /, ? or #; no user info; an optional :port of digits.
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.contains("@") else { return false }
+        var host = authority
+        if let colon = authority.lastIndex(of: ":") {
+            let port = authority[authority.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+            host = authority[..<colon]
+        }
+        guard !host.isEmpty else { return false }
+        if scheme == "https" { return true }
+        return host == "127.0.0.1" || host.lowercased() == "localhost"
     }
 
     /// 64 hex digits or standard base64 of exactly 32 bytes.
