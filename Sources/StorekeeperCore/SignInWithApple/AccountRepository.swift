@@ -37,6 +37,12 @@ public struct AccountRepository {
         self.dataKey = dataKey
     }
 
+    /// True for the ids `findOrCreate` makes (`RandomToken.hex128()`: 32 lowercase hex digits),
+    /// so a caller's id can be checked before it becomes part of a store key.
+    public static func isUserId(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     public func account(userId: String) throws -> AppleAccount? {
         let key = StoreKeys.account(userId)
         guard let stored = try store.get(key) else { return nil }

@@ -115,3 +115,15 @@ extension AccountTests {
         #expect(try accounts.userId(sub: "sub-again") == fresh.userId)
     }
 }
+
+@Suite("Sign in with Apple: user ids from callers")
+struct UserIdFormatTests {
+    @Test func theIdsStorekeeperMakesPassAndNothingElse() throws {
+        let (account, _) = try AccountRepository(store: MemoryStore(), dataKey: nil).findOrCreate(sub: "s", now: Date())
+        #expect(AccountRepository.isUserId(account.userId))
+        for bad in ["", "nobody", "nobody:account", String(repeating: "A", count: 32), String(repeating: "a", count: 31),
+                    String(repeating: "a", count: 33), "0123456789abcdef0123456789abcde:", "0123456789abcdef0123456789abcdeg"] {
+            #expect(!AccountRepository.isUserId(bad), "\(bad)")
+        }
+    }
+}
