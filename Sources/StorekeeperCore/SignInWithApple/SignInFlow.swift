@@ -27,21 +27,29 @@ public struct SignInFlow {
     private let clientSecret: ClientSecret
     private let accounts: AccountRepository
     private let sessions: SessionRepository
+    /// Dates the client secret. Apple checks its iat/exp against the real time, so it is the
+    /// wall clock even when the function's clock is pinned (STOREKEEPER_NOW).
+    private let secretClock: any Clock
 
     public init(verifier: IdentityTokenVerifier, client: AppleIDClient, clientSecret: ClientSecret,
-                accounts: AccountRepository, sessions: SessionRepository) {
+                accounts: AccountRepository, sessions: SessionRepository, secretClock: any Clock = SystemClock()) {
         self.verifier = verifier
         self.client = client
         self.clientSecret = clientSecret
         self.accounts = accounts
         self.sessions = sessions
+        self.secretClock = secretClock
+    }
+
+    private func secret(for clientId: String) throws -> String {
+        try clientSecret.make(clientId: clientId, now: secretClock.now())
     }
 
     /// The web flow: `code` from Apple's form_post, exchanged as the web Services ID with the
     /// same redirect URI; the returned token must carry the nonce `siwa-start` sent.
     public func completeWeb(code: String, clientId: String, redirectURI: String, nonce: String,
                             name: FirstLoginName?, now: Date) throws -> Result {
-        let tokens = try client.exchange(code: code, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now),
+        let tokens = try client.exchange(code: code, clientId: clientId, clientSecret: try secret(for: clientId),
                                          redirectURI: redirectURI)
         guard let idToken = tokens.idToken else { throw SignInError(.missingIdentityToken, "Apple's token response has no id_token") }
         let verified = try verifier.verify(idToken, expectedNonce: nonce, now: now)
@@ -58,7 +66,7 @@ public struct SignInFlow {
             throw IdentityTokenError(.invalidAudience, "no configured client id in the audience")
         }
         let tokens = try client.exchange(code: authorizationCode, clientId: clientId,
-                                         clientSecret: try clientSecret.make(clientId: clientId, now: now), redirectURI: nil)
+                                         clientSecret: try secret(for: clientId), redirectURI: nil)
         if let idToken = tokens.idToken {
             let exchanged = try verifier.verify(idToken, expectedNonce: nil, now: now)
             guard exchanged.claims.sub == verified.claims.sub else {
@@ -114,7 +122,7 @@ public struct SignInFlow {
         guard case .token(let token, let clientId) = try accounts.keptRefreshToken(userId: userId),
               try accounts.mayCheckRefreshToken(userId: userId) else { return .skipped }
         do {
-            _ = try client.refresh(refreshToken: token, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now))
+            _ = try client.refresh(refreshToken: token, clientId: clientId, clientSecret: try secret(for: clientId))
             return .valid
         } catch let error as AppleIDError where error.kind == .invalidGrant {
             _ = try sessions.endAll(userId: userId)
@@ -129,7 +137,7 @@ public struct SignInFlow {
         var revoked = false
         let kept = try accounts.keptRefreshToken(userId: userId)
         if case .token(let token, let clientId) = kept {
-            try client.revoke(token: token, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now))
+            try client.revoke(token: token, clientId: clientId, clientSecret: try secret(for: clientId))
             revoked = true
         }
         let deletion = try accounts.delete(userId: userId, sessions: sessions, now: now)

@@ -127,3 +127,21 @@ struct UserIdFormatTests {
         }
     }
 }
+
+@Suite("Sign in with Apple: the client secret's clock")
+struct ClientSecretClockTests {
+    @Test func theClientSecretIsDatedByTheWallClockWhenTheFunctionsClockIsPinned() throws {
+        let store = MemoryStore()
+        let dataKey = try AESGCMKey(bytes: Array(repeating: 6, count: 32))
+        let server = RefreshServer()
+        let flow = try makeTestFlow(store: store, dataKey: dataKey, server: server)
+        let pinned = Date(timeIntervalSince1970: 1_600_000_000)
+        try AccountRepository(store: store, dataKey: dataKey).storeRefreshToken("r", clientId: "com.example.web", userId: "u1", now: pinned)
+        #expect(try flow.checkRefreshToken(userId: "u1", now: pinned) == .valid)
+        let body = try #require(server.requests.first)
+        let secret = try #require(URLComponents(string: "?" + body)?.queryItems?.first { $0.name == "client_secret" }?.value)
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(try CompactJWS(parsing: secret).payload)) as? [String: Any])
+        let iat = try #require(claims["iat"] as? Int)
+        #expect(abs(Double(iat) - Date().timeIntervalSince1970) < 3600, "iat \(iat) is not today")
+    }
+}
