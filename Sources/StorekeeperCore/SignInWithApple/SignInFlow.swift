@@ -119,8 +119,9 @@ public struct SignInFlow {
     /// Checks the user's refresh token against Apple (`grant_type=refresh_token`), at most
     /// once a day per user (the turn is a `setIfAbsent` with a 24-hour expiry in the store).
     public func checkRefreshToken(userId: String, now: Date) throws -> RefreshCheck {
-        guard case .token(let token, let clientId) = try accounts.keptRefreshToken(userId: userId),
-              try accounts.mayCheckRefreshToken(userId: userId) else { return .skipped }
+        // The turn first: most calls are not granted it and read or decrypt nothing.
+        guard try accounts.mayCheckRefreshToken(userId: userId),
+              case .token(let token, let clientId) = try accounts.keptRefreshToken(userId: userId) else { return .skipped }
         do {
             _ = try client.refresh(refreshToken: token, clientId: clientId, clientSecret: try secret(for: clientId))
             return .valid

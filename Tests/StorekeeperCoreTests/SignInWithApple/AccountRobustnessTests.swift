@@ -145,3 +145,25 @@ struct ClientSecretClockTests {
         #expect(abs(Double(iat) - Date().timeIntervalSince1970) < 3600, "iat \(iat) is not today")
     }
 }
+
+@Suite("Sign in with Apple: the daily turn comes before the token")
+struct RefreshTurnFirstTests {
+    @Test func withoutTheTurnNothingIsReadOrOpened() throws {
+        let store = MemoryStore()
+        let dataKey = try AESGCMKey(bytes: Array(repeating: 9, count: 32))
+        let accounts = AccountRepository(store: store, dataKey: dataKey)
+        try accounts.storeRefreshToken("r", clientId: "com.example.web", userId: "u1", now: Date())
+        #expect(try accounts.mayCheckRefreshToken(userId: "u1"))
+        // Without a data key, reading the token would throw: the skipped check never reads it.
+        let server = RefreshServer()
+        let flow = try makeTestFlow(store: store, dataKey: nil, server: server)
+        #expect(try flow.checkRefreshToken(userId: "u1", now: Date()) == .skipped)
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func aKeyThatCannotBeLoadedIsNotNeededUntilASecretIsMade() throws {
+        struct Unloadable: Error {}
+        let secret = ClientSecret(teamId: "T", keyId: "K", loadingKey: { throw Unloadable() })
+        #expect(throws: Unloadable.self) { try secret.make(clientId: "com.example.web", now: Date()) }
+    }
+}
