@@ -21,7 +21,7 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
         var appAccountToken: String?
         var expiresAt: Int64
         /// "valid" | "skipped" (checked in the last 24 hours, or no token kept) | "unavailable"
-        /// (Apple did not answer) | "not_configured".
+        /// (Apple did not answer, or answered an error other than invalid_grant) | "not_configured".
         var refreshCheck: String
     }
 
@@ -110,14 +110,14 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
                                        expiresAt: session.expiresAt, refreshCheck: check))
     }
 
-    private func rejection(code: String, message: String, status: Int) -> FunctionResponse {
+    private func rejection(code: String, message: String, status: Int, exitCode: Int32 = 65) -> FunctionResponse {
         var answer = JSONObjectBuilder()
         answer.add("valid", false)
         var error = JSONObjectBuilder()
         error.add("code", code)
         error.add("message", message)
         answer.add("error", rawJSON: error.build())
-        return FunctionResponse(status: status, body: answer.build(), exitCode: 65)
+        return FunctionResponse(status: status, body: answer.build(), exitCode: exitCode)
     }
 
     private func verify(_ identityToken: String, nonce: String?) throws -> FunctionResponse {
@@ -126,10 +126,8 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
             verified = try verifier.verify(identityToken, expectedNonce: nonce, now: context.clock.now())
         } catch {
             context.log.warning("identity_token_rejected", ["code": error.code, "reason": error.reason])
-            var answer = JSONObjectBuilder()
-            answer.add("valid", false)
-            try answer.add("error", encoding: ["code": error.code, "message": error.reason])
-            return FunctionResponse(status: error.isRetryable ? 503 : 400, body: answer.build(), exitCode: error.isRetryable ? 75 : 65)
+            return rejection(code: error.code, message: error.reason, status: error.isRetryable ? 503 : 400,
+                             exitCode: error.isRetryable ? 75 : 65)
         }
         var answer = JSONObjectBuilder()
         answer.add("valid", true)
