@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// The bearer-token check for internal functions served over HTTP.
 enum AdminAuthorization {
     /// True when `header` is `Bearer <token>` (scheme case-insensitive, RFC 6750) with
@@ -13,15 +15,9 @@ enum AdminAuthorization {
         return constantTimeEquals(Array(bytes[start...]), Array(token.utf8))
     }
 
-    /// Compares every byte whatever the first difference, so the time taken does not tell an
-    /// attacker how much of a guess was right. The length is not secret.
+    /// `ConstantTime.equals`, kept under this name for its callers.
     static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for index in lhs.indices {
-            difference |= lhs[index] ^ rhs[index]
-        }
-        return difference == 0
+        ConstantTime.equals(lhs, rhs)
     }
 
     private static func asciiLowercased(_ byte: UInt8) -> UInt8 {

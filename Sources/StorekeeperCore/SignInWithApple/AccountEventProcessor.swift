@@ -52,7 +52,7 @@ public struct AccountEventProcessor {
             _ = try sessions.endAll(userId: userId)
             try accounts.deleteRefreshToken(userId: userId)
         case .accountDelete, .accountDeleted:
-            _ = try accounts.delete(userId: userId, sessions: sessions, now: now)
+            _ = try accounts.delete(userId: userId, sub: event.sub, sessions: sessions, now: now)
         }
         return (.processed, userId)
     }

@@ -37,6 +37,12 @@ public struct AccountRepository {
         self.dataKey = dataKey
     }
 
+    /// True for the ids `findOrCreate` makes (`RandomToken.hex128()`: 32 lowercase hex digits),
+    /// so a caller's id can be checked before it becomes part of a store key.
+    public static func isUserId(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     public func account(userId: String) throws -> AppleAccount? {
         let key = StoreKeys.account(userId)
         guard let stored = try store.get(key) else { return nil }
@@ -52,24 +58,34 @@ public struct AccountRepository {
     }
 
     /// The user for this `sub`, created when new: a fresh user id and appAccountToken, the
-    /// token registered so purchases carrying it are linked. Concurrent first sign-ins of one
-    /// person create one user: the account record is written first, then the `sub` index with
-    /// setIfAbsent; a loser removes its own record and takes the winner's, which exists by then.
-    public func findOrCreate(sub: String, now: Date) throws -> (account: AppleAccount, created: Bool) {
-        if let userId = try userId(sub: sub), let existing = try account(userId: userId) {
-            return (existing, false)
+    /// token registered so purchases carrying it are linked. `filling` completes a new record
+    /// before its one write (the first-login name comes only once). Concurrent first sign-ins
+    /// of one person create one user: the account record is written first, its token linked,
+    /// then the `sub` index (setIfAbsent); a loser removes its own record and takes the
+    /// winner's, which exists by then. A process killed anywhere leaves either no index (the
+    /// next sign-in starts over) or a complete, linked user. An index left pointing at a
+    /// deleted user (a deletion killed before its last step) is taken over.
+    public func findOrCreate(sub: String, now: Date,
+                             filling: (inout AppleAccount) -> Void = { _ in }) throws -> (account: AppleAccount, created: Bool) {
+        let indexKey = StoreKeys.appleSubject(sub)
+        var staleIndexVersion: Int64?
+        if let indexed = try store.get(indexKey) {
+            let userId = String(decoding: indexed.bytes, as: UTF8.self)
+            if let existing = try account(userId: userId) { return (existing, false) }
+            if try wasDeleted(userId: userId) { staleIndexVersion = indexed.version }
         }
-        let account = AppleAccount(userId: RandomToken.hex128(), sub: sub, appAccountToken: UUID().uuidString.lowercased(),
+        var account = AppleAccount(userId: RandomToken.hex128(), sub: sub, appAccountToken: UUID().uuidString.lowercased(),
                                    createdAt: now.millisecondsSince1970)
+        filling(&account)
         try save(account)
-        guard try store.setIfAbsent(StoreKeys.appleSubject(sub), Array(account.userId.utf8), expiresIn: nil) else {
+        _ = try EntitlementRepository(store: store).assign(appAccountToken: account.appAccountToken, toUser: account.userId)
+        guard try store.compareAndSet(indexKey, Array(account.userId.utf8), expectedVersion: staleIndexVersion, expiresIn: nil) else {
             try store.delete(StoreKeys.account(account.userId))
             guard let winner = try userId(sub: sub), let existing = try self.account(userId: winner) else {
                 throw StoreError(.unavailable, "a concurrent first sign-in of the same user did not finish; try again")
             }
             return (existing, false)
         }
-        try EntitlementRepository(store: store).assign(appAccountToken: account.appAccountToken, toUser: account.userId)
         return (account, true)
     }
 
@@ -93,6 +109,28 @@ public struct AccountRepository {
         return (String(decoding: clear, as: UTF8.self), record.clientId)
     }
 
+    /// What is kept for the user's refresh token, for the paths that must go on without it.
+    public enum KeptRefreshToken: Sendable, Equatable {
+        case none
+        /// A record is there but cannot be opened (the data key changed, the record is
+        /// damaged): as good as no token, and the caller may say so in its log.
+        case unreadable
+        case token(String, clientId: String)
+    }
+
+    /// Like `refreshToken(userId:)`, but a record that cannot be read (wrong data key, damaged
+    /// record) is `.unreadable` instead of an error, so a session lookup or an account deletion
+    /// is not blocked for ever by it. A missing data key and store failures still throw.
+    public func keptRefreshToken(userId: String) throws -> KeptRefreshToken {
+        let key = StoreKeys.appleRefreshToken(userId)
+        guard let stored = try store.get(key) else { return .none }
+        guard let dataKey else { throw StoreError(.failed, "no data key to open refresh tokens with") }
+        guard let record = try? StoreCoding.decode(StoredRefreshToken.self, stored.bytes, key: key),
+              let box = Base64URL.decode(record.sealed),
+              let clear = try? dataKey.open(box, authenticating: Self.associatedData(userId)) else { return .unreadable }
+        return .token(String(decoding: clear, as: UTF8.self), clientId: record.clientId)
+    }
+
     @discardableResult
     public func deleteRefreshToken(userId: String) throws -> Bool {
         try store.delete(StoreKeys.appleRefreshToken(userId))
@@ -112,8 +150,10 @@ public struct AccountRepository {
     /// Deletes every piece of personal data kept for the user: the account record (email,
     /// name, `sub`), the `sub` index, the refresh token, every session. Keeps the purchase
     /// records and the appAccountToken → user mapping (the books need them), and leaves a
-    /// deletion record without personal data. Safe to repeat.
-    public func delete(userId: String, sessions: SessionRepository, now: Date) throws -> Deletion {
+    /// deletion record without personal data. Safe to repeat, and safe to kill: the `sub`
+    /// index goes last, so a rerun that finds the user by `sub` (Apple retrying a
+    /// notification; pass `sub` then, the account record may be gone) finishes the job.
+    public func delete(userId: String, sub: String? = nil, sessions: SessionRepository, now: Date) throws -> Deletion {
         let account = try account(userId: userId)
         let ended = try sessions.endAll(userId: userId)
         let tokenDeleted = try deleteRefreshToken(userId: userId)
@@ -122,13 +162,13 @@ public struct AccountRepository {
             try store.set(StoreKeys.accountDeletion(userId),
                           try StoreCoding.encode(DeletionRecord(deletedAt: now.millisecondsSince1970, appAccountToken: account.appAccountToken)),
                           expiresIn: nil)
-            // Only the index entry that still points at this user: a newer account of the
-            // same person keeps its own.
-            if try self.userId(sub: account.sub) == userId {
-                try store.delete(StoreKeys.appleSubject(account.sub))
-            }
         }
         let accountDeleted = try store.delete(StoreKeys.account(userId))
+        // Only the index entry that still points at this user: a newer account of the
+        // same person keeps its own.
+        if let indexedSub = account?.sub ?? sub, try self.userId(sub: indexedSub) == userId {
+            try store.delete(StoreKeys.appleSubject(indexedSub))
+        }
         return Deletion(userId: userId, sessionsEnded: ended, refreshTokenDeleted: tokenDeleted, accountDeleted: accountDeleted)
     }
 

@@ -21,8 +21,8 @@ public struct AuthorizationStateRepository {
 
     /// A new state and nonce, kept for `lifetime`.
     public func begin(now: Date) throws -> (state: String, nonce: String) {
-        let state = RandomToken.hex128() + RandomToken.hex128()
-        let nonce = RandomToken.hex128() + RandomToken.hex128()
+        let state = RandomToken.hex256()
+        let nonce = RandomToken.hex256()
         try store.set(StoreKeys.authorizationState(state),
                       try StoreCoding.encode(Pending(nonce: nonce, createdAt: now.millisecondsSince1970)),
                       expiresIn: Self.lifetime)

@@ -12,12 +12,20 @@ public struct ClientSecret {
 
     public let teamId: String
     public let keyId: String
-    private let key: ECPrivateKey
+    private let key: @Sendable () throws -> ECPrivateKey
 
     public init(teamId: String, keyId: String, key: ECPrivateKey) {
         self.teamId = teamId
         self.keyId = keyId
-        self.key = key
+        self.key = { key }
+    }
+
+    /// The key is loaded only when a secret is made (and on every make): for callers that
+    /// seldom need one and should not pay for reading the .p8 otherwise.
+    public init(teamId: String, keyId: String, loadingKey: @escaping @Sendable () throws -> ECPrivateKey) {
+        self.teamId = teamId
+        self.keyId = keyId
+        self.key = loadingKey
     }
 
     struct Claims: Encodable {
@@ -31,7 +39,7 @@ public struct ClientSecret {
     /// A fresh secret for `clientId`, valid from `now` for `lifetime`.
     public func make(clientId: String, now: Date) throws -> String {
         let issuedAt = now.millisecondsSince1970 / 1000
-        let signer = JWSSigner(key: key, header: JOSEHeader(alg: "ES256", kid: keyId))
+        let signer = JWSSigner(key: try key(), header: JOSEHeader(alg: "ES256", kid: keyId))
         return try signer.sign(Claims(iss: teamId, iat: issuedAt, exp: issuedAt + Self.lifetime.components.seconds,
                                       aud: Self.audience, sub: clientId))
     }

@@ -58,7 +58,7 @@ public struct IdentityTokenVerifier {
         }
         try checkIssuedAt(claims.iat, now: seconds)
         if let expectedNonce {
-            guard let nonce = claims.nonce, Self.constantTimeEquals(nonce, expectedNonce) else {
+            guard let nonce = claims.nonce, ConstantTime.equals(nonce, expectedNonce) else {
                 throw IdentityTokenError(.nonceMismatch, claims.nonce == nil ? "the token carries no nonce" : "the token's nonce is not the one sent")
             }
         }
@@ -144,15 +144,6 @@ public struct IdentityTokenVerifier {
         guard iat <= seconds.saturatingAdding(configuration.leeway.components.seconds) else {
             throw IdentityTokenError(.issuedInFuture, "the token is issued at \(iat), after now (\(seconds))")
         }
-    }
-
-    /// Compares without stopping at the first difference.
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
     }
 
     /// What a native app puts in the token's `nonce`: the SHA-256 of its raw nonce, in hex.

@@ -20,7 +20,7 @@ public struct SessionRepository {
 
     /// Opens a session; returns its id (256 random bits, hex) and when it ends.
     public func open(userId: String, now: Date) throws -> (id: String, expiresAt: Date) {
-        let id = RandomToken.hex128() + RandomToken.hex128()
+        let id = RandomToken.hex256()
         let digest = Self.digest(id)
         let expiresAt = now.millisecondsSince1970.saturatingAdding(Self.lifetime.wholeMilliseconds)
         let session = Session(userId: userId, createdAt: now.millisecondsSince1970, expiresAt: expiresAt)

@@ -17,6 +17,9 @@ public struct SignInFlow {
         public var deletion: AccountRepository.Deletion
         /// True when a refresh token was revoked at Apple.
         public var revokedAtApple: Bool
+        /// True when a refresh token was kept but could not be opened (another data key, a
+        /// damaged record): it could not be revoked at Apple and was deleted with the rest.
+        public var refreshTokenUnreadable: Bool = false
     }
 
     private let verifier: IdentityTokenVerifier
@@ -24,21 +27,29 @@ public struct SignInFlow {
     private let clientSecret: ClientSecret
     private let accounts: AccountRepository
     private let sessions: SessionRepository
+    /// Dates the client secret. Apple checks its iat/exp against the real time, so it is the
+    /// wall clock even when the function's clock is pinned (STOREKEEPER_NOW).
+    private let secretClock: any Clock
 
     public init(verifier: IdentityTokenVerifier, client: AppleIDClient, clientSecret: ClientSecret,
-                accounts: AccountRepository, sessions: SessionRepository) {
+                accounts: AccountRepository, sessions: SessionRepository, secretClock: any Clock = SystemClock()) {
         self.verifier = verifier
         self.client = client
         self.clientSecret = clientSecret
         self.accounts = accounts
         self.sessions = sessions
+        self.secretClock = secretClock
+    }
+
+    private func secret(for clientId: String) throws -> String {
+        try clientSecret.make(clientId: clientId, now: secretClock.now())
     }
 
     /// The web flow: `code` from Apple's form_post, exchanged as the web Services ID with the
     /// same redirect URI; the returned token must carry the nonce `siwa-start` sent.
     public func completeWeb(code: String, clientId: String, redirectURI: String, nonce: String,
                             name: FirstLoginName?, now: Date) throws -> Result {
-        let tokens = try client.exchange(code: code, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now),
+        let tokens = try client.exchange(code: code, clientId: clientId, clientSecret: try secret(for: clientId),
                                          redirectURI: redirectURI)
         guard let idToken = tokens.idToken else { throw SignInError(.missingIdentityToken, "Apple's token response has no id_token") }
         let verified = try verifier.verify(idToken, expectedNonce: nonce, now: now)
@@ -55,7 +66,7 @@ public struct SignInFlow {
             throw IdentityTokenError(.invalidAudience, "no configured client id in the audience")
         }
         let tokens = try client.exchange(code: authorizationCode, clientId: clientId,
-                                         clientSecret: try clientSecret.make(clientId: clientId, now: now), redirectURI: nil)
+                                         clientSecret: try secret(for: clientId), redirectURI: nil)
         if let idToken = tokens.idToken {
             let exchanged = try verifier.verify(idToken, expectedNonce: nil, now: now)
             guard exchanged.claims.sub == verified.claims.sub else {
@@ -67,19 +78,26 @@ public struct SignInFlow {
 
     private func finish(_ claims: IdentityTokenClaims, refreshToken: String?, clientId: String,
                         name: FirstLoginName?, now: Date) throws -> Result {
-        var (account, created) = try accounts.findOrCreate(sub: claims.sub, now: now)
-        if let email = claims.email { account.email = email }
-        if let verified = claims.emailVerified { account.emailVerified = verified }
-        if let isPrivate = claims.isPrivateEmail { account.isPrivateEmail = isPrivate }
-        if let status = claims.realUserStatus { account.realUserStatus = status }
-        if let transferSub = claims.transferSub { account.transferSub = transferSub }
-        // Apple sends the name once, on the first authorization: keep it the moment it comes.
-        if let name {
-            if let given = name.givenName, !given.isEmpty { account.givenName = given }
-            if let family = name.familyName, !family.isEmpty { account.familyName = family }
+        // A new account is written once, complete: Apple sends the name only on the first
+        // authorization, and a process killed between two writes would lose it.
+        let fill: (inout AppleAccount) -> Void = { account in
+            if let email = claims.email { account.email = email }
+            if let verified = claims.emailVerified { account.emailVerified = verified }
+            if let isPrivate = claims.isPrivateEmail { account.isPrivateEmail = isPrivate }
+            if let status = claims.realUserStatus { account.realUserStatus = status }
+            if let transferSub = claims.transferSub { account.transferSub = transferSub }
+            // Apple sends the name once, on the first authorization: keep it the moment it comes.
+            if let name {
+                if let given = name.givenName, !given.isEmpty { account.givenName = given }
+                if let family = name.familyName, !family.isEmpty { account.familyName = family }
+            }
+            account.lastSignInAt = now.millisecondsSince1970
         }
-        account.lastSignInAt = now.millisecondsSince1970
-        try accounts.save(account)
+        var (account, created) = try accounts.findOrCreate(sub: claims.sub, now: now, filling: fill)
+        if !created {
+            fill(&account)
+            try accounts.save(account)
+        }
         if let refreshToken {
             try accounts.storeRefreshToken(refreshToken, clientId: clientId, userId: account.userId, now: now)
         }
@@ -101,10 +119,11 @@ public struct SignInFlow {
     /// Checks the user's refresh token against Apple (`grant_type=refresh_token`), at most
     /// once a day per user (the turn is a `setIfAbsent` with a 24-hour expiry in the store).
     public func checkRefreshToken(userId: String, now: Date) throws -> RefreshCheck {
-        guard let (token, clientId) = try accounts.refreshToken(userId: userId),
-              try accounts.mayCheckRefreshToken(userId: userId) else { return .skipped }
+        // The turn first: most calls are not granted it and read or decrypt nothing.
+        guard try accounts.mayCheckRefreshToken(userId: userId),
+              case .token(let token, let clientId) = try accounts.keptRefreshToken(userId: userId) else { return .skipped }
         do {
-            _ = try client.refresh(refreshToken: token, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now))
+            _ = try client.refresh(refreshToken: token, clientId: clientId, clientSecret: try secret(for: clientId))
             return .valid
         } catch let error as AppleIDError where error.kind == .invalidGrant {
             _ = try sessions.endAll(userId: userId)
@@ -117,11 +136,12 @@ public struct SignInFlow {
     /// failure there leaves everything in place to try again), then the personal data goes.
     public func revokeAndDelete(userId: String, now: Date) throws -> Revocation {
         var revoked = false
-        if let (token, clientId) = try accounts.refreshToken(userId: userId) {
-            try client.revoke(token: token, clientId: clientId, clientSecret: try clientSecret.make(clientId: clientId, now: now))
+        let kept = try accounts.keptRefreshToken(userId: userId)
+        if case .token(let token, let clientId) = kept {
+            try client.revoke(token: token, clientId: clientId, clientSecret: try secret(for: clientId))
             revoked = true
         }
         let deletion = try accounts.delete(userId: userId, sessions: sessions, now: now)
-        return Revocation(deletion: deletion, revokedAtApple: revoked)
+        return Revocation(deletion: deletion, revokedAtApple: revoked, refreshTokenUnreadable: kept == .unreadable)
     }
 }

@@ -10,4 +10,9 @@ public enum RandomToken {
         }
         return Hex.encode(bytes)
     }
+
+    /// 256 random bits as 64 lowercase hex digits: session ids, states, nonces.
+    public static func hex256() -> String {
+        hex128() + hex128()
+    }
 }

@@ -12,6 +12,9 @@ struct SignInWithAppleSettings {
         case identity
         /// SIWA_TEAM_ID, SIWA_KEY_ID, SIWA_PRIVATE_KEY: functions that call /auth/token or /auth/revoke.
         case clientSecret
+        /// The same variables, checked present at start-up, the key read only when a secret
+        /// is made: for a function that seldom needs one (siwa-verify-token's session check).
+        case clientSecretOnDemand
         /// SIWA_REDIRECT_URI: the web flow.
         case redirect
         /// SIWA_APP_URL: where a signed-in browser goes.
@@ -25,7 +28,7 @@ struct SignInWithAppleSettings {
 
     static func variables(_ parts: [Part]) -> [EnvironmentVariableHelp] {
         var variables: [EnvironmentVariableHelp] = []
-        if parts.contains(.clientSecret) {
+        if parts.contains(.clientSecret) || parts.contains(.clientSecretOnDemand) {
             variables += [
                 .required("SIWA_TEAM_ID", "your Apple developer team id: the client secret's iss"),
                 .required("SIWA_KEY_ID", "the id of the Sign in with Apple key: the client secret's kid"),
@@ -62,20 +65,13 @@ struct SignInWithAppleSettings {
 
     init(environment: EnvironmentVariables, parts: [Part]) throws {
         // In the order --help lists them, so the first missing one is the one named.
-        if parts.contains(.clientSecret) {
+        if parts.contains(.clientSecret) || parts.contains(.clientSecretOnDemand) {
             let teamId = try environment.required("SIWA_TEAM_ID")
             let keyId = try environment.required("SIWA_KEY_ID")
             let path = try environment.required("SIWA_PRIVATE_KEY")
-            guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw FunctionError.configuration("SIWA_PRIVATE_KEY: cannot read the key file")
-            }
-            let key: ECPrivateKey
-            do {
-                key = try ECPrivateKey(pem: pem)
-            } catch {
-                throw FunctionError.configuration("SIWA_PRIVATE_KEY is not a P-256 private key in PEM")
-            }
-            clientSecret = ClientSecret(teamId: teamId, keyId: keyId, key: key)
+            clientSecret = parts.contains(.clientSecret)
+                ? ClientSecret(teamId: teamId, keyId: keyId, key: try Self.loadKey(path))
+                : ClientSecret(teamId: teamId, keyId: keyId, loadingKey: { try Self.loadKey(path) })
         } else {
             clientSecret = nil
         }
@@ -93,7 +89,7 @@ struct SignInWithAppleSettings {
         }
 
         let base = environment.optional("SIWA_BASE_URL") ?? AppleIDClient.defaultBaseURL
-        guard base.hasPrefix("https://") || base.hasPrefix("http://127.0.0.1") || base.hasPrefix("http://localhost") else {
+        guard Self.isAllowedBaseURL(base) else {
             throw FunctionError.configuration("SIWA_BASE_URL must be an https URL (plain http only on loopback, for tests)")
         }
         baseURL = base
@@ -105,6 +101,45 @@ struct SignInWithAppleSettings {
             leeway = try environment.required("SIWA_LEEWAY_SECONDS") { Int64($0).flatMap { (0...600).contains($0) ? $0 : nil } }
         }
         verifierConfiguration = IdentityTokenVerifier.Configuration(clientIds: clientIds, acceptedIssuers: issuers, leeway: .seconds(leeway))
+    }
+
+    /// The Sign in with Apple key from its .p8 file; a configuration error otherwise.
+    static func loadKey(_ path: String) throws -> ECPrivateKey {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw FunctionError.configuration("SIWA_PRIVATE_KEY: cannot read the key file")
+        }
+        do {
+            return try ECPrivateKey(pem: pem)
+        } catch {
+            throw FunctionError.configuration("SIWA_PRIVATE_KEY is not a P-256 private key in PEM")
+        }
+    }
+
+    /// https with a host, or plain http only when the host is exactly 127.0.0.1 or localhost
+    /// (tests): `http://localhost.example.com` would send the client secret and the tokens in
+    /// clear to somebody else.
+    static func isAllowedBaseURL(_ url: String) -> Bool {
+        let scheme: String
+        let rest: Substring
+        if url.lowercased().hasPrefix("https://") {
+            (scheme, rest) = ("https", url.dropFirst("https://".count))
+        } else if url.lowercased().hasPrefix("http://") {
+            (scheme, rest) = ("http", url.dropFirst("http://".count))
+        } else {
+            return false
+        }
+        // The authority ends at the first /, ? or #; no user info; an optional :port of digits.
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.contains("@") else { return false }
+        var host = authority
+        if let colon = authority.lastIndex(of: ":") {
+            let port = authority[authority.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+            host = authority[..<colon]
+        }
+        guard !host.isEmpty else { return false }
+        if scheme == "https" { return true }
+        return host == "127.0.0.1" || host.lowercased() == "localhost"
     }
 
     /// 64 hex digits or standard base64 of exactly 32 bytes.

@@ -33,6 +33,7 @@ public final class SiwaRevokeFunction: FunctionHandler {
         response: """
             {"userId", "revokedAtApple": true, "sessionsEnded": 2, "deleted": ["account", "appleUserId", "refreshToken", "sessions"],
              "kept": ["purchases", "appAccountToken"]}
+            A userId that is not one Storekeeper makes (32 lowercase hex digits): 400 invalid_request.
             An unknown user: 404 not_found. Apple unreachable: 503 and nothing deleted (try again).
             Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log.
             """,
@@ -49,13 +50,20 @@ public final class SiwaRevokeFunction: FunctionHandler {
 
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
         let body = try request.decode(Request.self)
+        guard AccountRepository.isUserId(body.userId) else {
+            throw FunctionError.badInput(message: "userId is not a Storekeeper user id (32 lowercase hex digits)")
+        }
         let store = try context.adapters.store()
         let accounts = AccountRepository(store: store, dataKey: settings.dataKey)
-        guard try accounts.account(userId: body.userId) != nil || (try accounts.refreshToken(userId: body.userId)) != nil else {
+        guard try accounts.account(userId: body.userId) != nil || (try accounts.keptRefreshToken(userId: body.userId)) != .none else {
             throw FunctionError.notFound(message: (try accounts.wasDeleted(userId: body.userId)) ? "the account was already deleted" : "no such user")
         }
         let revocation = try SignInWithAppleSettings.callingApple {
             try settings.flow(adapters: context.adapters).revokeAndDelete(userId: body.userId, now: context.clock.now())
+        }
+        if revocation.refreshTokenUnreadable {
+            context.log.warning("refresh_token_unreadable", ["user": body.userId,
+                "reason": "the kept refresh token could not be opened (another data key or a damaged record): deleted without revoking it at Apple"])
         }
         var deleted: [String] = []
         if revocation.deletion.accountDeleted { deleted += ["account", "appleUserId"] }

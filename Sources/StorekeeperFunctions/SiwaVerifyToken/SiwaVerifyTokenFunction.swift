@@ -21,7 +21,7 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
         var appAccountToken: String?
         var expiresAt: Int64
         /// "valid" | "skipped" (checked in the last 24 hours, or no token kept) | "unavailable"
-        /// (Apple did not answer) | "not_configured".
+        /// (Apple did not answer, or answered an error other than invalid_grant) | "not_configured".
         var refreshCheck: String
     }
 
@@ -58,18 +58,18 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
     private let context: FunctionContext
     private let settings: SignInWithAppleSettings
     private let verifier: IdentityTokenVerifier
-    /// The settings that can ask Apple about a refresh token, when configured.
-    private let refreshSettings: SignInWithAppleSettings?
+    /// True when the refresh-token check of sessions is configured (the settings then hold
+    /// the client secret, its key read only when a check needs it, and the data key).
+    private let checksRefreshTokens: Bool
 
     public init(context: FunctionContext) throws {
         self.context = context
-        settings = try SignInWithAppleSettings(environment: context.environment, parts: Self.parts)
-        verifier = settings.verifier(adapters: context.adapters)
         // All or nothing: a half-configured refresh check is a mistake worth exit 78.
         let refreshVariables = ["SIWA_TEAM_ID", "SIWA_KEY_ID", "SIWA_PRIVATE_KEY", "STOREKEEPER_DATA_KEY"]
-        refreshSettings = refreshVariables.contains { context.environment.optional($0) != nil }
-            ? try SignInWithAppleSettings(environment: context.environment, parts: [.identity, .clientSecret, .dataKey])
-            : nil
+        checksRefreshTokens = refreshVariables.contains { context.environment.optional($0) != nil }
+        settings = try SignInWithAppleSettings(environment: context.environment,
+                                               parts: checksRefreshTokens ? Self.parts + [.clientSecretOnDemand, .dataKey] : Self.parts)
+        verifier = settings.verifier(adapters: context.adapters)
     }
 
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
@@ -88,16 +88,15 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
             return rejection(code: "invalid_session", message: "no open session with this token (ended, expired or never opened)", status: 401)
         }
         var check = "not_configured"
-        if let refreshSettings {
+        if checksRefreshTokens {
             let outcome: SignInFlow.RefreshCheck?
             do {
-                outcome = try SignInWithAppleSettings.callingApple {
-                    try refreshSettings.flow(adapters: context.adapters).checkRefreshToken(userId: session.userId, now: now)
-                }
-            } catch let error as AppleIDError where error.isRetryable {
-                // Apple being down must not sign anybody out: the session stands, the check
-                // waits for tomorrow's turn.
-                context.log.warning("refresh_check_unavailable", ["code": error.code])
+                outcome = try settings.flow(adapters: context.adapters).checkRefreshToken(userId: session.userId, now: now)
+            } catch let error as AppleIDError {
+                // Only Apple's invalid_grant (answered as .revoked) signs anybody out. Apple
+                // down, or refusing our client secret, or answering nonsense: the session
+                // stands, the check waits for tomorrow's turn, the log says why.
+                context.log.warning("refresh_check_unavailable", ["code": error.code, "reason": error.reason])
                 outcome = nil
             }
             if outcome == .revoked {
@@ -111,14 +110,14 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
                                        expiresAt: session.expiresAt, refreshCheck: check))
     }
 
-    private func rejection(code: String, message: String, status: Int) -> FunctionResponse {
+    private func rejection(code: String, message: String, status: Int, exitCode: Int32 = 65) -> FunctionResponse {
         var answer = JSONObjectBuilder()
         answer.add("valid", false)
         var error = JSONObjectBuilder()
         error.add("code", code)
         error.add("message", message)
         answer.add("error", rawJSON: error.build())
-        return FunctionResponse(status: status, body: answer.build(), exitCode: 65)
+        return FunctionResponse(status: status, body: answer.build(), exitCode: exitCode)
     }
 
     private func verify(_ identityToken: String, nonce: String?) throws -> FunctionResponse {
@@ -127,10 +126,8 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
             verified = try verifier.verify(identityToken, expectedNonce: nonce, now: context.clock.now())
         } catch {
             context.log.warning("identity_token_rejected", ["code": error.code, "reason": error.reason])
-            var answer = JSONObjectBuilder()
-            answer.add("valid", false)
-            try answer.add("error", encoding: ["code": error.code, "message": error.reason])
-            return FunctionResponse(status: error.isRetryable ? 503 : 400, body: answer.build(), exitCode: error.isRetryable ? 75 : 65)
+            return rejection(code: error.code, message: error.reason, status: error.isRetryable ? 503 : 400,
+                             exitCode: error.isRetryable ? 75 : 65)
         }
         var answer = JSONObjectBuilder()
         answer.add("valid", true)

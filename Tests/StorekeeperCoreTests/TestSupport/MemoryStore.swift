@@ -8,6 +8,25 @@ final class MemoryStore: KeyValueStore, @unchecked Sendable {
     private var sets: [String: Set<String>] = [:]
     private let lock = NSLock()
 
+    /// A process killed mid-way: the first write (set, delete, setIfAbsent, compareAndSet) to a
+    /// key this matches throws, and so does every write after it, until cleared.
+    var killAtWrite: ((String) -> Bool)?
+    private var killed = false
+
+    private func write(_ key: String) throws(StoreError) {
+        let dies = lock.withLock { () -> Bool in
+            if killed { return true }
+            if killAtWrite?(key) == true { killed = true }
+            return killed
+        }
+        if dies { throw StoreError(.unavailable, "killed before writing \(key)") }
+    }
+
+    /// The next process: writes work again.
+    func restart() {
+        lock.withLock { killed = false; killAtWrite = nil }
+    }
+
     var keys: [String] { lock.withLock { values.keys.sorted() + sets.keys.sorted() } }
 
     /// Every value's bytes, for scans of what is kept.
@@ -24,6 +43,7 @@ final class MemoryStore: KeyValueStore, @unchecked Sendable {
     }
 
     func set(_ key: String, _ value: [UInt8], expiresIn: Duration?) throws(StoreError) {
+        try write(key)
         lock.withLock {
             let version = (live(key)?.version ?? 0) + 1
             values[key] = (value, version, expiresIn.map { Date().addingTimeInterval(Double($0.components.seconds)) })
@@ -31,7 +51,8 @@ final class MemoryStore: KeyValueStore, @unchecked Sendable {
     }
 
     func delete(_ key: String) throws(StoreError) -> Bool {
-        lock.withLock {
+        try write(key)
+        return lock.withLock {
             let existed = live(key) != nil || sets[key] != nil
             values[key] = nil
             sets[key] = nil
@@ -40,7 +61,8 @@ final class MemoryStore: KeyValueStore, @unchecked Sendable {
     }
 
     func setIfAbsent(_ key: String, _ value: [UInt8], expiresIn: Duration?) throws(StoreError) -> Bool {
-        lock.withLock {
+        try write(key)
+        return lock.withLock {
             guard live(key) == nil else { return false }
             values[key] = (value, 1, expiresIn.map { Date().addingTimeInterval(Double($0.components.seconds)) })
             return true
@@ -48,7 +70,8 @@ final class MemoryStore: KeyValueStore, @unchecked Sendable {
     }
 
     func compareAndSet(_ key: String, _ value: [UInt8], expectedVersion: Int64?, expiresIn: Duration?) throws(StoreError) -> Bool {
-        lock.withLock {
+        try write(key)
+        return lock.withLock {
             guard live(key)?.version == expectedVersion else { return false }
             values[key] = (value, (expectedVersion ?? 0) + 1, expiresIn.map { Date().addingTimeInterval(Double($0.components.seconds)) })
             return true
