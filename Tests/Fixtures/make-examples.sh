@@ -115,7 +115,11 @@ jq -n --arg s "$note" --argjson env "$env_json" '{
   responseLines: [{status: "accepted", notificationUUID: "f1b0b3e4-5a6c-4d2e-9f10-000000000001"},
                   {status: "duplicate", notificationUUID: "f1b0b3e4-5a6c-4d2e-9f10-000000000001"}],
   exitCode: 0}' > "$rn/accepted-then-duplicate.json"
-jq -n --arg s "$tampered" --argjson env "$env_json" '{
+# A notification whose payload was changed after signing (its UUID): a notification still,
+# so the refusal is the signature's, not the shape's.
+b64url() { base64 -w0 | tr '+/' '-_' | tr -d '='; }
+tampered_note="$(cut -d. -f1 <<<"$note").$(jq -c '.notificationUUID = "00000000-0000-4000-8000-000000000000"' <<<"$note_payload" | b64url).$(cut -d. -f3 <<<"$note")"
+jq -n --arg s "$tampered_note" --argjson env "$env_json" '{
   description: "A notification whose signature does not verify is refused with 400 (exit 65): nothing is stored.",
   environment: $env, request: {signedPayload: $s},
   response: {error: {code: "VERIFICATION_FAILURE", message: "signature does not match the leaf certificate"}}, exitCode: 65}' > "$rn/bad-signature.json"

@@ -5,16 +5,17 @@
 /// not depend on the order events arrive in, nor on how often one arrives.
 public enum EntitlementEngine {
     /// Notification types that are about something other than a purchase's state.
-    static let notApplied: Set<String> = ["TEST", "CONSUMPTION_REQUEST", "RENEWAL_EXTENSION", "EXTERNAL_PURCHASE_TOKEN", "METADATA_UPDATE"]
+    static let notApplied: Set<String> = [
+        "TEST", "CONSUMPTION_REQUEST", "RENEWAL_EXTENSION", "EXTERNAL_PURCHASE_TOKEN", "METADATA_UPDATE", "RESCIND_CONSENT",
+    ]
 
+    /// A type Apple adds later is applied like any other: the record keeps signed facts (the
+    /// transaction and renewal info it carries, merged by signing time), not a meaning of the
+    /// type, so a type nobody here knows yet can only bring newer facts. Its raw name stays in
+    /// `lastEvent.type`.
     public static func apply(_ event: EntitlementEvent, to current: EntitlementRecord?) throws(EntitlementError) -> EntitlementUpdate {
-        if let type = event.type {
-            if NotificationTypeV2(rawValue: type) == nil {
-                return EntitlementUpdate(outcome: .ignored, record: current, reason: "unknown notification type \(type)")
-            }
-            if notApplied.contains(type) {
-                return EntitlementUpdate(outcome: .ignored, record: current, reason: "\(type) does not change an entitlement")
-            }
+        if let type = event.type, notApplied.contains(type) {
+            return EntitlementUpdate(outcome: .ignored, record: current, reason: "\(type) does not change an entitlement")
         }
         guard let transaction = event.transaction else {
             return EntitlementUpdate(outcome: .ignored, record: current, reason: "no transaction in the event")

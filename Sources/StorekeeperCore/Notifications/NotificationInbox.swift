@@ -6,6 +6,8 @@ import FoundationEssentials
 /// - A duplicate (Apple retries, or a replay from Notification History) changes nothing.
 /// - Data for an environment this deployment does not accept is dropped (Apple sometimes
 ///   sends sandbox notifications to the production URL), and Apple is told all is well.
+/// - Only data Apple signed is taken, whatever `APPSTORE_ENVIRONMENT` says: Apple never sends
+///   Xcode or LocalTesting data to a server, so unsigned data here is a forgery.
 /// - A store that cannot be reached throws a retryable StoreError: the answer is 503 and
 ///   Apple tries again, so nothing is lost.
 public final class NotificationInbox {
@@ -21,6 +23,13 @@ public final class NotificationInbox {
         case droppedEnvironment(environment: String)
     }
 
+    /// What `receive` did, and what the online checks said about the notification's chain
+    /// (a soft-failed check is accepted, and the caller logs it).
+    public struct Delivery: Equatable, Sendable {
+        public var receipt: Receipt
+        public var onlineCheck: RevocationOutcome
+    }
+
     private let verifier: SignedDataVerifier
     private let store: () throws -> any KeyValueStore
 
@@ -31,10 +40,10 @@ public final class NotificationInbox {
     }
 
     /// Throws VerificationError (bad data, or retryable online-check failure) or StoreError.
-    public func receive(signedPayload: String, now: Date, via: String = "webhook") throws -> Receipt {
+    public func receive(signedPayload: String, now: Date, via: String = "webhook") throws -> Delivery {
         let outcome: Result<VerifiedSignedData, VerificationError>
         do {
-            outcome = .success(try verifier.verify(signedPayload, as: .notification, now: now))
+            outcome = .success(try verifier.verify(signedPayload, as: .notification, now: now, unsignedData: .refused))
         } catch {
             outcome = .failure(error)
         }
@@ -42,10 +51,11 @@ public final class NotificationInbox {
         switch outcome {
         case .success(let value):
             verified = value
-        case .failure(let error) where error.kind == .invalidEnvironment:
-            return .droppedEnvironment(environment: Self.declaredEnvironment(signedPayload) ?? "unknown")
         case .failure(let error):
-            throw error
+            // Only a notification that is whole and simply not for this deployment is
+            // dropped; one whose parts contradict each other is refused.
+            guard let environment = error.unacceptedEnvironment else { throw error }
+            return Delivery(receipt: .droppedEnvironment(environment: environment), onlineCheck: .notChecked)
         }
         let claims: NotificationClaims
         do {
@@ -69,21 +79,14 @@ public final class NotificationInbox {
         } catch {
             throw StoreError(.unavailable, "store could not be opened: \(error)")
         }
-        return stored ? .accepted(notificationUUID: claims.notificationUUID, type: claims.notificationType)
-                      : .duplicate(notificationUUID: claims.notificationUUID)
+        let receipt: Receipt = stored ? .accepted(notificationUUID: claims.notificationUUID, type: claims.notificationType)
+                                      : .duplicate(notificationUUID: claims.notificationUUID)
+        return Delivery(receipt: receipt, onlineCheck: verified.revocation)
     }
 
     /// Refunds and revocations first: the shorter the time a refunded purchase keeps working,
     /// the less refund abuse pays (the field report's advice).
     public static func priority(of type: String?) -> Int {
         type == "REFUND" || type == "REVOKE" ? 0 : 1
-    }
-
-    /// For the log line of a dropped notification: what it claimed, from the (verified) payload.
-    private static func declaredEnvironment(_ jws: String) -> String? {
-        guard let parsed = try? CompactJWS(parsing: jws),
-              let claims = try? JSONDecoder().decode(SignedPayloadClaims.self, from: Data(parsed.payload))
-        else { return nil }
-        return claims.environment(for: .notification)
     }
 }

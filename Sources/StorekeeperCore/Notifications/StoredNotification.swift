@@ -3,9 +3,9 @@ import FoundationEssentials
 /// A notification as `receive-notification` keeps it: what Apple said, already verified, so
 /// the worker never needs the network or the trust store to apply it.
 ///
-/// Stored as JSON whose `payload`, `transactionInfo` and `renewalInfo` are Apple's verified
-/// JSON byte for byte (see `encoded`), so nothing Apple sends is lost even when Storekeeper's
-/// models do not know a field yet.
+/// Stored as JSON whose `payload`, `transactionInfo`, `renewalInfo` and `appTransactionInfo`
+/// are Apple's verified JSON values, every field kept (see `encoded`), so nothing Apple sends
+/// is lost even when Storekeeper's models do not know a field yet.
 public struct StoredNotification: Decodable, Sendable {
     public var notificationUUID: String
     public var notificationType: String?
@@ -18,6 +18,9 @@ public struct StoredNotification: Decodable, Sendable {
     public var via: String
     public var transactionInfo: JWSTransactionDecodedPayload?
     public var renewalInfo: JWSRenewalInfoDecodedPayload?
+    // `appTransactionInfo` (a notification about the app, such as RESCIND_CONSENT) is kept in
+    // the stored JSON for audit and for what is built on it, but not decoded here: the worker
+    // applies nothing from it, so it cannot make a notification fail.
 
     /// The stored form, splicing the verified JSON in unchanged.
     static func encoded(_ verified: VerifiedSignedData, claims: NotificationClaims, receivedAt: Int64, via: String) -> [UInt8] {
@@ -32,6 +35,7 @@ public struct StoredNotification: Decodable, Sendable {
         builder.add("payload", rawJSON: verified.payload)
         if let transactionInfo = verified.transactionInfo { builder.add("transactionInfo", rawJSON: transactionInfo) }
         if let renewalInfo = verified.renewalInfo { builder.add("renewalInfo", rawJSON: renewalInfo) }
+        if let appTransactionInfo = verified.appTransactionInfo { builder.add("appTransactionInfo", rawJSON: appTransactionInfo) }
         return builder.build()
     }
 

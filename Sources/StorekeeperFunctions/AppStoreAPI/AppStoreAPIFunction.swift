@@ -75,7 +75,7 @@ public final class AppStoreAPIFunction: FunctionHandler {
 
     private let settings: AppStoreAPISettings
     private let context: FunctionContext
-    private lazy var verifier: SignedDataVerifier? = settings.verification?.makeVerifier(adapters: context.adapters)
+    private lazy var verifier: SignedDataVerifier? = settings.verification?.makeVerifier(adapters: context.adapters, log: context.log)
 
     public init(context: FunctionContext) throws {
         settings = try AppStoreAPISettings(environment: context.environment)

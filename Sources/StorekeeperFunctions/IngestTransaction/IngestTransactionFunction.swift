@@ -44,7 +44,7 @@ public final class IngestTransactionFunction: FunctionHandler {
     private let context: FunctionContext
 
     public init(context: FunctionContext) throws {
-        verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters)
+        verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters, log: context.log)
         self.context = context
     }
 

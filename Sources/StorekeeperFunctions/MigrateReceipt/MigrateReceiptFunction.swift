@@ -259,7 +259,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
         }
         let client = try api.makeClient(context: context)
         let migrator = AppStoreReceiptMigrator(
-            client: client, verifier: verification.makeVerifier(adapters: context.adapters),
+            client: client, verifier: verification.makeVerifier(adapters: context.adapters, log: context.log),
             store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback)
         let log = context.log
         migrator.onRejected = { id, code in

@@ -28,6 +28,8 @@ public final class ReceiveNotificationFunction: FunctionHandler {
                  ignored: verified but for an environment this server does not accept (logged)
             400 {"error": {"code": "INVALID_JWT_FORMAT" | "INVALID_CERTIFICATE" | "VERIFICATION_FAILURE" |
                            "INVALID_APP_IDENTIFIER" | ..., "message": "..."}}   exit 65
+                 Only Apple-signed data is taken: Xcode and LocalTesting data (unsigned) is refused
+                 whatever APPSTORE_ENVIRONMENT lists, since Apple never sends it to a server.
             503 {"error": {"code": "store_unavailable" | "RETRYABLE_VERIFICATION_FAILURE", ...}}   exit 75:
                  Apple retries, nothing is lost
             """,
@@ -39,16 +41,15 @@ public final class ReceiveNotificationFunction: FunctionHandler {
 
     public init(context: FunctionContext) throws {
         let settings = try AppStoreSettings(environment: context.environment)
-        let adapters = context.adapters
-        inbox = NotificationInbox(verifier: settings.makeVerifier(adapters: adapters), store: { try adapters.store() })
+        inbox = settings.makeNotificationInbox(adapters: context.adapters)
         self.context = context
     }
 
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
         let body = try request.decode(Request.self)
-        let receipt: NotificationInbox.Receipt
+        let delivery: NotificationInbox.Delivery
         do {
-            receipt = try inbox.receive(signedPayload: body.signedPayload, now: context.clock.now())
+            delivery = try inbox.receive(signedPayload: body.signedPayload, now: context.clock.now())
         } catch let error as VerificationError {
             context.log.warning("notification rejected", ["code": error.code, "reason": error.reason])
             throw error
@@ -56,7 +57,8 @@ public final class ReceiveNotificationFunction: FunctionHandler {
             context.log.error("notification not stored", ["code": error.code, "reason": error.reason])
             throw error
         }
-        switch receipt {
+        context.log.onlineCheck(delivery.onlineCheck)
+        switch delivery.receipt {
         case .accepted(let uuid, let type):
             context.log.info("notification queued", ["notificationUUID": uuid, "type": type ?? "-"])
             return try .json(["status": "accepted", "notificationUUID": uuid])

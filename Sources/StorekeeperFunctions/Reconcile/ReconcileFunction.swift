@@ -120,7 +120,7 @@ public final class ReconcileFunction: FunctionHandler {
         let client = try settings.makeClient(context: context, timing: timing, gate: gate)
         let reconciler = Reconciler(
             store: store, lookup: APIStatusLookup(client: client, sandboxFallback: settings.sandboxFallback),
-            verifier: verification.makeVerifier(adapters: context.adapters), clock: context.clock)
+            verifier: verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock)
         let progress = TerminalProgress(label: "reconcile")
         reconciler.progress = { progress.update(done: $0, total: $1) }
         let log = context.log

@@ -104,8 +104,7 @@ public final class RecoverNotificationsFunction: FunctionHandler {
         let timing = SystemRetryTiming()
         let deadline = timing.now() + .milliseconds(Int64(seconds * 1000))
         let client = try settings.makeClient(context: context, timing: timing)
-        let adapters = context.adapters
-        let inbox = NotificationInbox(verifier: verification.makeVerifier(adapters: adapters), store: { try adapters.store() })
+        let inbox = verification.makeNotificationInbox(adapters: context.adapters)
         let recovery = NotificationRecovery(
             store: store, inbox: inbox, source: APINotificationHistory(client: client, environment: environment),
             clock: context.clock)

@@ -96,7 +96,26 @@ extension AppStoreSettings {
 
     /// The verifier with its caches and online checks wired to this process's adapters:
     /// proven chains and OCSP answers are shared through the store, OCSP goes over HTTP.
-    func makeVerifier(adapters: Adapters) -> SignedDataVerifier {
+    ///
+    /// When Xcode or LocalTesting data is accepted, this says so in the log as the function
+    /// starts, so a test configuration that reached production does not go unnoticed.
+    func makeVerifier(adapters: Adapters, log: Logger) -> SignedDataVerifier {
+        let unsigned = verifierConfiguration.acceptedEnvironments.intersection(SignedDataVerifier.unsignedEnvironments)
+        if !unsigned.isEmpty {
+            log.warning("APPSTORE_ENVIRONMENT accepts data Apple does not sign; its signature is not checked (never in production)",
+                        ["environments": unsigned.sorted().joined(separator: ",")])
+        }
+        return verifier(adapters: adapters)
+    }
+
+    /// The webhook's verification, deduplication and queue, shared by receive-notification
+    /// and recover-notifications. It takes only Apple-signed data, whatever
+    /// APPSTORE_ENVIRONMENT lists, so it needs no warning.
+    func makeNotificationInbox(adapters: Adapters) -> NotificationInbox {
+        NotificationInbox(verifier: verifier(adapters: adapters), store: { try adapters.store() })
+    }
+
+    private func verifier(adapters: Adapters) -> SignedDataVerifier {
         let store = { try adapters.store() }
         return SignedDataVerifier(
             configuration: verifierConfiguration,

@@ -37,7 +37,8 @@ public final class SimulateStoreFunction: FunctionHandler {
              "payload": {... Apple's decoded fields ...},
              "chain": {"leaf": "leaf", "intermediate": "intermediate", "root": "root"}}   (optional file stems)
               For a notification, data.transactionInfo and data.renewalInfo (decoded objects) are
-              signed and put in data.signedTransactionInfo / data.signedRenewalInfo; a missing
+              signed and put in data.signedTransactionInfo / data.signedRenewalInfo, and
+              appData.appTransactionInfo in appData.signedAppTransactionInfo; a missing
               notificationUUID, signedDate or version is filled in.
             """,
         response: """
@@ -82,6 +83,13 @@ public final class SimulateStoreFunction: FunctionHandler {
                     data["signedRenewalInfo"] = .string(try signer.sign(JSONValue.object(renewal)))
                 }
                 payload["data"] = .object(data)
+            }
+            if case .object(var appData) = payload["appData"] {
+                if case .object(var appTransaction)? = appData.removeValue(forKey: "appTransactionInfo") {
+                    if appTransaction["signedDate"] == nil { appTransaction["signedDate"] = payload["signedDate"] }
+                    appData["signedAppTransactionInfo"] = .string(try signer.sign(JSONValue.object(appTransaction)))
+                }
+                payload["appData"] = .object(appData)
             }
         }
         let jws = try signer.sign(JSONValue.object(payload))

@@ -116,7 +116,7 @@ public final class TestNotificationFunction: FunctionHandler {
         }
         try answer.add("sendAttempts", encoding: JSONValue.array(items))
         if decode, let signedPayload = status?.signedPayload, let verification = settings.verification {
-            var decoder = SignedFieldDecoder(verifier: verification.makeVerifier(adapters: context.adapters), now: context.clock.now())
+            var decoder = SignedFieldDecoder(verifier: verification.makeVerifier(adapters: context.adapters, log: context.log), now: context.clock.now())
             if case .object(let decoded) = decoder.decode(.object(["signedPayload": .string(signedPayload)])), let payload = decoded["payload"] {
                 try answer.add("payload", encoding: payload)
             }

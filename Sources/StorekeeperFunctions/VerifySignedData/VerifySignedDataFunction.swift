@@ -21,13 +21,22 @@ public final class VerifySignedDataFunction: FunctionHandler {
         summary: "Verify App Store signed data (JWS with an x5c chain) and answer its decoded payload.",
         request: """
             {"signedData": "<compact JWS>", "type": "notification" | "transaction" | "renewalInfo" | "appTransaction"}
-              type is optional: without it the kind is inferred from the payload.
+              type is optional: without it the kind is inferred from the payload; with it, a
+              payload of another kind is INVALID_JWT_FORMAT (so is each nested JWS of a
+              notification that is not the kind its field names).
             """,
         response: """
             accepted: {"valid": true, "type": "...", "environment": "Sandbox", "payload": {...},
-                       "transactionInfo": {...}, "renewalInfo": {...}}
-              (transactionInfo/renewalInfo: a notification's nested JWS, verified and decoded;
-               "onlineCheck": "good" | "cached" | "unchecked" when APPSTORE_ONLINE_CHECKS is on)
+                       "transactionInfo": {...}, "renewalInfo": {...}, "appTransactionInfo": {...}}
+              payload: the signed JSON value itself, every field (known or not) with its value and
+               type as signed, re-encoded compactly; a payload with duplicate keys, a byte order
+               mark or bytes that are not UTF-8 JSON is INVALID_JWT_FORMAT.
+              (transactionInfo/renewalInfo/appTransactionInfo: a notification's nested JWS
+               (data.signed*, appData.signedAppTransactionInfo), verified and decoded;
+               "onlineCheck": "good" | "cached" | "unchecked" when APPSTORE_ONLINE_CHECKS is on;
+               "signatureChecked": false for Xcode / LocalTesting data, accepted unsigned only
+               when APPSTORE_ENVIRONMENT lists that environment, as StoreKit Testing signs it
+               with its own self-signed key)
             rejected: {"valid": false, "error": {"code": "INVALID_JWT_FORMAT" | "INVALID_CERTIFICATE" |
                        "VERIFICATION_FAILURE" | "RETRYABLE_VERIFICATION_FAILURE" |
                        "INVALID_APP_IDENTIFIER" | "INVALID_ENVIRONMENT", "message": "..."}}
@@ -41,7 +50,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
 
     public init(context: FunctionContext) throws {
         let settings = try AppStoreSettings(environment: context.environment)
-        verifier = settings.makeVerifier(adapters: context.adapters)
+        verifier = settings.makeVerifier(adapters: context.adapters, log: context.log)
         self.context = context
     }
 
@@ -81,16 +90,11 @@ public final class VerifySignedDataFunction: FunctionHandler {
         if let renewalInfo = verified.renewalInfo {
             answer.add("renewalInfo", rawJSON: renewalInfo)
         }
-        switch verified.revocation {
-        case .notChecked: break
-        case .good: answer.add("onlineCheck", "good")
-        case .cachedWhileUnreachable:
-            answer.add("onlineCheck", "cached")
-            context.log.warning("OCSP responder unreachable; a recent good answer was used")
-        case .unchecked(let reason):
-            answer.add("onlineCheck", "unchecked")
-            context.log.warning("online check not possible; accepted under the soft policy", ["reason": reason])
+        if let appTransactionInfo = verified.appTransactionInfo {
+            answer.add("appTransactionInfo", rawJSON: appTransactionInfo)
         }
+        if let onlineCheck = verified.revocation.answerValue { answer.add("onlineCheck", onlineCheck) }
+        context.log.onlineCheck(verified.revocation)
         if verified.signatureSkipped {
             // Said out loud so nobody mistakes Xcode test data for Apple-signed data.
             answer.add("signatureChecked", false)

@@ -17,6 +17,7 @@ struct WireEnumTests {
         ("GRACE_PERIOD_EXPIRED", .gracePeriodExpired),
         ("METADATA_UPDATE", .metadataUpdate),
         ("MIGRATION", .migration),
+        ("MIGRATE", .migrate),
         ("OFFER_REDEEMED", .offerRedeemed),
         ("ONE_TIME_CHARGE", .oneTimeCharge),
         ("PRICE_CHANGE", .priceChange),

@@ -90,8 +90,10 @@ struct EntitlementEngineTests {
         Row(name: "TEST", expectedStatus: .active, expectedOutcome: .ignored) {
             $0.subscribe(); $0.setAutoRenew(true); retag(&$0, "TEST", nil)
         },
-        Row(name: "an unknown type", expectedStatus: .active, expectedOutcome: .ignored) {
-            $0.subscribe(); $0.setAutoRenew(true); retag(&$0, "SOMETHING_APPLE_ADDS_NEXT_YEAR", "NEW")
+        // A type Apple adds later still carries signed facts: they are merged like any other
+        // notification's (here: auto-renew turned back on), and the raw type is kept.
+        Row(name: "an unknown type", expectedStatus: .active, expectedOutcome: .applied) {
+            $0.subscribe(); $0.setAutoRenew(false); $0.setAutoRenew(true); retag(&$0, "SOMETHING_APPLE_ADDS_NEXT_YEAR", "NEW")
         },
     ]
 
@@ -114,6 +116,22 @@ struct EntitlementEngineTests {
         }
         #expect(last?.outcome == row.expectedOutcome)
         #expect(record?.status == row.expectedStatus)
+    }
+
+    @Test func anUnknownTypeIsMergedAndKeepsItsRawName() throws {
+        var simulator = LifecycleSimulator()
+        simulator.subscribe()
+        simulator.setAutoRenew(false)
+        Self.retag(&simulator, "SOMETHING_APPLE_ADDS_NEXT_YEAR", "NEW")
+        var record: EntitlementRecord?
+        var last: EntitlementUpdate?
+        for event in simulator.events {
+            last = try EntitlementEngine.apply(event, to: record)
+            record = last?.record
+        }
+        #expect(last?.outcome == .applied)
+        #expect(record?.lastEvent.type == "SOMETHING_APPLE_ADDS_NEXT_YEAR")
+        #expect(record?.renewal?.autoRenewStatus == 0)
     }
 
     @Test func aNonConsumableIsLifetimeUntilRefunded() throws {

@@ -85,3 +85,19 @@ enum TestPKI {
         ]
     }
 }
+
+/// Apple's StoreKit Testing resources (Tests/Fixtures/xcode; see its README).
+enum XcodeFixtures {
+    static let bundleId = "com.example.naturelab.backyardbirds.example"
+
+    static func jws(_ name: String) throws -> String {
+        let path = URL(fileURLWithPath: TestPKI.directory).deletingLastPathComponent()
+            .appendingPathComponent("xcode/xcode-signed-\(name)").path
+        return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func verifier(environments: Set<String>) -> SignedDataVerifier {
+        SignedDataVerifier(configuration: .init(
+            trustAnchors: TrustAnchors([]), bundleId: bundleId, appAppleId: nil, acceptedEnvironments: environments))
+    }
+}

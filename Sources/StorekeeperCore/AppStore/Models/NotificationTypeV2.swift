@@ -19,6 +19,9 @@ public enum NotificationTypeV2: String, Codable, Sendable, Hashable, CaseIterabl
     case metadataUpdate = "METADATA_UPDATE"
     /// Advanced Commerce API only: a subscription was migrated to the Advanced Commerce API.
     case migration = "MIGRATION"
+    /// The same event as Apple's App Store Server Notifications changelog once spelled it;
+    /// Apple's server libraries spell it `MIGRATION`. Both are accepted.
+    case migrate = "MIGRATE"
     case offerRedeemed = "OFFER_REDEEMED"
     case oneTimeCharge = "ONE_TIME_CHARGE"
     /// Advanced Commerce API only: the Change Subscription Price endpoint was called.

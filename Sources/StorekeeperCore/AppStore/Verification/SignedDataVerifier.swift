@@ -3,7 +3,8 @@ import OpenSSLCrypto
 
 /// Verifies anything the App Store signs, in one fixed order:
 ///
-/// 1. shape: compact JWS, header `alg` ES256, `x5c` of exactly three certificates, JSON payload
+/// 1. shape: compact JWS, header `alg` ES256, a payload that is strict JSON (UTF-8, no
+///    duplicate keys) of the kind the caller names, `x5c` of exactly three certificates
 ///    (INVALID_JWT_FORMAT);
 /// 2. chain: leaf and intermediate parsed, Apple's OIDs, path to a configured root at the
 ///    validation time (INVALID_CERTIFICATE);
@@ -11,8 +12,9 @@ import OpenSSLCrypto
 /// 4. claims: bundle id and App Apple ID (INVALID_APP_IDENTIFIER), then environment
 ///    (INVALID_ENVIRONMENT).
 ///
-/// Data from an Xcode or LocalTesting environment is not signed by Apple: it skips steps 2–3
-/// only when that environment is explicitly accepted, and is rejected otherwise.
+/// Data from an Xcode or LocalTesting environment is not signed by Apple: it skips the x5c
+/// count and steps 2–3 only when that environment is explicitly accepted and the caller
+/// allows unsigned data at all, and is rejected otherwise.
 ///
 /// One verifier serves a whole process: a chain once verified is remembered (with the window
 /// in which its certificates are all valid), so a notification's three JWS, or a batch of
@@ -63,9 +65,21 @@ public final class SignedDataVerifier {
 
     private var onlineChecks: Bool { (revocation?.policy ?? .off) != .off }
 
-    /// Verifies `jws` as `type` (inferred from the payload when nil). `now` is used when the
-    /// payload carries no signing time.
-    public func verify(_ jws: String, as type: SignedDataType? = nil, now: Date) throws(VerificationError) -> VerifiedSignedData {
+    /// Whether data from an environment Apple does not sign (Xcode, LocalTesting) may skip
+    /// the chain and signature checks.
+    public enum UnsignedData: Sendable {
+        /// Skipped when that environment is in `acceptedEnvironments` (StoreKit Testing).
+        case acceptedWhenConfigured
+        /// Never: the data must carry Apple's chain and signature, whatever the
+        /// configuration says. Apple never sends Xcode or LocalTesting data to a server, so
+        /// the public webhook and notification recovery take only signed data.
+        case refused
+    }
+
+    /// Verifies `jws` as `type` (inferred from the payload when nil; when given, the payload
+    /// must be of that kind). `now` is used when the payload carries no signing time.
+    public func verify(_ jws: String, as type: SignedDataType? = nil, now: Date,
+                       unsignedData: UnsignedData = .acceptedWhenConfigured) throws(VerificationError) -> VerifiedSignedData {
         let parsed: CompactJWS
         do {
             parsed = try CompactJWS(parsing: jws)
@@ -75,29 +89,42 @@ public final class SignedDataVerifier {
         guard parsed.header.alg == "ES256" else {
             throw VerificationError(.invalidJWTFormat, "algorithm \(parsed.header.alg) is not ES256")
         }
-        guard let x5c = parsed.header.x5c, x5c.count == AppleCertificatePolicy.chainLength else {
-            throw VerificationError(.invalidJWTFormat, "x5c must hold exactly \(AppleCertificatePolicy.chainLength) certificates")
-        }
         if let critical = parsed.header.crit, !critical.isEmpty {
             throw VerificationError(.invalidJWTFormat, "unsupported critical header parameters")
         }
+        // The payload is read strictly and what is kept is that reading re-encoded, so no
+        // later reader can see other fields than the checks below saw.
+        let payload: StrictJSON
         let claims: SignedPayloadClaims
         do {
-            claims = try JSONDecoder().decode(SignedPayloadClaims.self, from: Data(parsed.payload))
+            payload = try StrictJSON.parse(parsed.payload)
+            claims = try SignedPayloadClaims(payload)
+        } catch let error as StrictJSON.FormatError {
+            throw VerificationError(.invalidJWTFormat, "payload is not strict JSON: \(error)")
         } catch {
             throw VerificationError(.invalidJWTFormat, "payload is not a JSON object of the expected shape")
         }
         guard let resolvedType = type ?? claims.inferredType else {
             throw VerificationError(.invalidJWTFormat, "payload is not a notification, transaction, renewal info or app transaction")
         }
+        guard claims.inferredType == resolvedType else {
+            throw VerificationError(.invalidJWTFormat,
+                                    "payload is \(claims.inferredType.map { "a \($0.rawValue)" } ?? "of no known kind"), not a \(resolvedType.rawValue)")
+        }
         let environment = claims.environment(for: resolvedType)
         let signingTime = claims.signingTime(for: resolvedType)
 
-        let skipSignature = environment.map {
+        // Apple's libraries decode StoreKit Testing data without any chain when their
+        // environment is Xcode; its x5c is one self-signed certificate, so it is not even
+        // looked at here.
+        let skipSignature = unsignedData == .acceptedWhenConfigured && environment.map {
             Self.unsignedEnvironments.contains($0) && configuration.acceptedEnvironments.contains($0)
         } ?? false
         var revocationOutcome = RevocationOutcome.notChecked
         if !skipSignature {
+            guard let x5c = parsed.header.x5c, x5c.count == AppleCertificatePolicy.chainLength else {
+                throw VerificationError(.invalidJWTFormat, "x5c must hold exactly \(AppleCertificatePolicy.chainLength) certificates")
+            }
             // Online checks validate at the current time (a revoked certificate must fail now);
             // offline, at the time Apple signed, as Apple's libraries do.
             let validationTime = onlineChecks ? now : (signingTime ?? now)
@@ -110,28 +137,44 @@ public final class SignedDataVerifier {
 
         try checkAppIdentity(claims, type: resolvedType, environment: environment)
         guard let environment, configuration.acceptedEnvironments.contains(environment) else {
-            throw VerificationError(.invalidEnvironment, "environment \(environment ?? "(none)") is not accepted")
+            throw VerificationError.environmentNotAccepted(environment)
         }
 
         var transactionInfo: [UInt8]?
         var renewalInfo: [UInt8]?
-        if resolvedType == .notification {
+        var appTransactionInfo: [UInt8]?
+        if resolvedType == .notification, let scope = claims.notificationScope {
             // The nested JWS are Apple-signed in their own right: verify them, never trust them
-            // because the envelope verified.
-            if let signed = claims.data?.signedTransactionInfo {
-                transactionInfo = try verify(signed, as: .transaction, now: now).payload
+            // because the envelope verified; each must be the kind its field names, of the
+            // envelope's environment.
+            func nested(_ signed: String?, _ field: String, as kind: SignedDataType) throws(VerificationError) -> [UInt8]? {
+                guard let signed else { return nil }
+                let inner: VerifiedSignedData
+                do {
+                    inner = try verify(signed, as: kind, now: now, unsignedData: unsignedData)
+                } catch let error where error.kind == .invalidEnvironment {
+                    throw VerificationError(.invalidEnvironment, "\(field): \(error.reason); the notification declares \(environment)")
+                } catch {
+                    throw VerificationError(error.kind, "\(field): \(error.reason)")
+                }
+                guard inner.environment == environment else {
+                    throw VerificationError(.invalidEnvironment,
+                                            "\(field) declares environment \(inner.environment), the notification \(environment)")
+                }
+                return inner.payload
             }
-            if let signed = claims.data?.signedRenewalInfo {
-                renewalInfo = try verify(signed, as: .renewalInfo, now: now).payload
-            }
+            transactionInfo = try nested(scope.signedTransactionInfo, "signedTransactionInfo", as: .transaction)
+            renewalInfo = try nested(scope.signedRenewalInfo, "signedRenewalInfo", as: .renewalInfo)
+            appTransactionInfo = try nested(scope.signedAppTransactionInfo, "signedAppTransactionInfo", as: .appTransaction)
         }
         return VerifiedSignedData(
             type: resolvedType,
             environment: environment,
-            payload: parsed.payload,
+            payload: payload.encoded(),
             signedDate: signingTime,
             transactionInfo: transactionInfo,
             renewalInfo: renewalInfo,
+            appTransactionInfo: appTransactionInfo,
             signatureSkipped: skipSignature,
             revocation: revocationOutcome
         )

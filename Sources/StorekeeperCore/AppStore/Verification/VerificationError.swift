@@ -23,10 +23,27 @@ public struct VerificationError: CodedError, Equatable {
 
     public let kind: Code
     public let reason: String
+    /// For INVALID_ENVIRONMENT: the declared environment that this deployment does not
+    /// accept. Nil when the data contradicts itself (a nested JWS of another environment
+    /// than its notification): that is refused, not merely unwanted.
+    public let unacceptedEnvironment: String?
 
     public init(_ kind: Code, _ reason: String) {
         self.kind = kind
         self.reason = reason
+        self.unacceptedEnvironment = nil
+    }
+
+    /// INVALID_ENVIRONMENT for data that declares `environment`, which is not accepted here.
+    public static func environmentNotAccepted(_ environment: String?, field: String? = nil) -> VerificationError {
+        VerificationError(unaccepted: environment ?? "(none)",
+                          "\(field.map { "\($0): " } ?? "")environment \(environment ?? "(none)") is not accepted")
+    }
+
+    private init(unaccepted environment: String, _ reason: String) {
+        self.kind = .invalidEnvironment
+        self.reason = reason
+        self.unacceptedEnvironment = environment
     }
 
     public var code: String { kind.rawValue }

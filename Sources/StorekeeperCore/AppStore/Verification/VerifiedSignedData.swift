@@ -2,13 +2,14 @@ import FoundationEssentials
 
 /// App Store signed data whose chain, signature, app and environment have all been checked.
 ///
-/// The payload is kept as the exact JSON bytes Apple signed, so nothing Apple adds is lost;
-/// `decode(_:)` gives the typed model.
+/// The payload is kept as the JSON value Apple signed, strictly parsed and re-encoded
+/// (`StrictJSON`): every field, known or not, with its value and type as signed, and nothing a
+/// lenient reader could see differently (duplicate keys, a BOM). `decode(_:)` gives the typed model.
 public struct VerifiedSignedData: Sendable {
     public let type: SignedDataType
     /// The environment the data declares ("Production", "Sandbox", "Xcode", "LocalTesting").
     public let environment: String
-    /// The verified payload, byte for byte as signed.
+    /// The verified payload: the signed JSON value, re-encoded compactly.
     public let payload: [UInt8]
     /// When Apple signed it (an app transaction: when the receipt was created).
     public let signedDate: Date?
@@ -16,6 +17,9 @@ public struct VerifiedSignedData: Sendable {
     public let transactionInfo: [UInt8]?
     /// For a notification: the verified payload of `data.signedRenewalInfo`, if present.
     public let renewalInfo: [UInt8]?
+    /// For a notification about the app (`RESCIND_CONSENT`): the verified payload of
+    /// `appData.signedAppTransactionInfo`, if present.
+    public let appTransactionInfo: [UInt8]?
     /// True when the signature was not checked because the data comes from an Xcode or
     /// LocalTesting environment that this deployment explicitly accepts.
     public let signatureSkipped: Bool
@@ -24,6 +28,8 @@ public struct VerifiedSignedData: Sendable {
 
     /// Decodes the payload into its typed model (`ResponseBodyV2DecodedPayload`, ...).
     public func decode<Model: Decodable>(_ model: Model.Type) throws -> Model {
-        try JSONDecoder().decode(model, from: Data(payload))
+        // Only data Apple did not sign (StoreKit Testing) carries fractional dates.
+        let bytes = signatureSkipped ? AppStoreMilliseconds.truncatingFractionalDates(payload) : payload
+        return try JSONDecoder().decode(model, from: Data(bytes))
     }
 }
