@@ -490,6 +490,56 @@ extension EndToEnd {
             #expect(refused.status == 400 && refused.errorCode == "invalid_audience", "\(refused)")
         }
 
+        @Test("Replayed account events: older than the jti window is stale_event (200, nothing done); none acts on an account, session or email setting newer than its event_time")
+        func replayedAccountEvents() throws {
+            let d = try SignInDeployment()
+            let signedIn = try d.signInNatively()
+            let userId = try #require(signedIn.json["userId"] as? String)
+            let sessionToken = try #require(signedIn.json["sessionToken"] as? String)
+            let sub = try #require(try d.accounts().account(userId: userId)?.sub)
+            let day: Int64 = 24 * 3600 * 1000
+            func payload(_ type: String, eventTime: Int64) throws -> String {
+                try #require(try d.control("/control/notification", ["type": type, "sub": sub, "event_time": eventTime])["payload"] as? String)
+            }
+            func deliver(_ type: String, eventTime: Int64) throws -> SignInDeployment.Reply {
+                try d.post("/auth/apple/notifications", ["payload": try payload(type, eventTime: eventTime)])
+            }
+            func sessionStands() throws -> Bool {
+                try SessionRepository(store: d.store.open()).session(id: sessionToken, now: Date()) != nil
+            }
+            let now = E2E.nowMilliseconds
+
+            // A month-old consent-revoked, replayed after its jti was forgotten.
+            let stale = try deliver("consent-revoked", eventTime: now - 31 * day)
+            #expect(stale.status == 200 && stale.json["status"] as? String == "stale_event", "\(stale)")
+            #expect(try sessionStands())
+            #expect(try d.store.open().get(StoreKeys.appleRefreshToken(userId)) != nil)
+
+            // Within the window, but older than the account and the session.
+            let oldDelete = try deliver("account-delete", eventTime: now - 10 * day)
+            #expect(oldDelete.status == 200 && oldDelete.json["status"] as? String == "superseded", "\(oldDelete)")
+            #expect(try d.accounts().account(userId: userId) != nil)
+            let oldRevoke = try deliver("consent-revoked", eventTime: now - 3600 * 1000)
+            #expect(oldRevoke.status == 200, "\(oldRevoke)")
+            #expect(try sessionStands(), "a session opened after the revocation survives it")
+            #expect(try d.store.open().get(StoreKeys.appleRefreshToken(userId)) != nil, "so does the token of that later sign-in")
+
+            // Email settings: the newest event_time wins, whatever arrives last.
+            let disabled = try deliver("email-disabled", eventTime: E2E.nowMilliseconds)
+            #expect(disabled.json["status"] as? String == "processed", "\(disabled)")
+            let lateEnabled = try deliver("email-enabled", eventTime: E2E.nowMilliseconds - 60_000)
+            #expect(lateEnabled.json["status"] as? String == "superseded", "\(lateEnabled)")
+            #expect(try d.accounts().account(userId: userId)?.emailRelayEnabled == false)
+
+            // From a shell or cron too: a stale event is done, not a failure to retry (exit 0), and logged.
+            let request = try JSONSerialization.data(withJSONObject: ["payload": try payload("account-delete", eventTime: now - 40 * day)])
+            let result = try FunctionBinary(name: "siwa-notification").run(stdin: request, environment: d.environment)
+            #expect(result.exitCode == 0, "\(result.stdoutText) \(result.stderrText)")
+            #expect(result.stdoutText.contains(#""status":"stale_event""#), "\(result.stdoutText)")
+            #expect(result.stderrText.contains("account_notification_refused") && !result.stderrText.contains("eyJ"))
+            #expect(try d.accounts().account(userId: userId) != nil)
+        }
+
         @Test("A session token names its user; the refresh token is checked with Apple once a day; a user who stops using the app is signed out")
         func sessionsAndTheDailyRefreshCheck() throws {
             let d = try SignInDeployment()

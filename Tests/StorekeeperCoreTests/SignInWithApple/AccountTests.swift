@@ -107,12 +107,15 @@ struct AccountTests {
         #expect(try accounts.delete(userId: account.userId, sessions: sessions, now: now).accountDeleted == false)
     }
 
-    func notification(_ type: String, sub: String, jti: String, email: String? = nil) throws -> AppleIDNotification {
-        var events: [String: Any] = ["type": type, "sub": sub, "event_time": 1_780_271_999_000]
+    /// An Apple-signed notification, verified; `eventTime` (ms) defaults to `now`.
+    func notification(_ type: String, sub: String, jti: String, email: String? = nil,
+                      eventTime: Int64? = nil, omitEventTime: Bool = false, iat: Int? = nil) throws -> AppleIDNotification {
+        var events: [String: Any] = ["type": type, "sub": sub]
+        if !omitEventTime { events["event_time"] = eventTime ?? now.millisecondsSince1970 }
         if let email { events["email"] = email }
         let eventsText = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
         let keys = AppleIDTestKeys.shared
-        let token = try keys.token(["iss": "https://appleid.apple.com", "aud": "com.example.web", "iat": Int(now.timeIntervalSince1970),
+        let token = try keys.token(["iss": "https://appleid.apple.com", "aud": "com.example.web", "iat": iat ?? Int(now.timeIntervalSince1970),
                                     "jti": jti, "events": eventsText])
         let verifier = IdentityTokenVerifier(configuration: .init(clientIds: ["com.example.web"]), keys: StaticKeyProvider(JWKSet(keys: [keys.jwk])))
         return try verifier.verifyNotification(token, now: now)
