@@ -57,6 +57,33 @@ public struct AccountRepository {
         try store.set(StoreKeys.account(account.userId), try StoreCoding.encode(account), expiresIn: nil)
     }
 
+    /// What `updateEmailSettings` did.
+    public enum EmailUpdate: Sendable, Equatable {
+        case applied
+        case noAccount
+        /// The account was created after the event, or a later email event was applied already.
+        case newer
+    }
+
+    /// Applies an email event of `eventTime` (ms) unless the account is newer than it: newest
+    /// `event_time` wins, whatever order the events arrive in. Written with compare-and-set,
+    /// so of two events applied at once the later one's setting stays.
+    public func updateEmailSettings(userId: String, eventTime: Int64, _ change: (inout AppleAccount) -> Void) throws -> EmailUpdate {
+        let key = StoreKeys.account(userId)
+        for _ in 0..<8 {
+            guard let stored = try store.get(key) else { return .noAccount }
+            var account = try StoreCoding.decode(AppleAccount.self, stored.bytes, key: key)
+            if account.createdAt > eventTime { return .newer }
+            if let applied = account.emailEventTime, applied >= eventTime { return .newer }
+            change(&account)
+            account.emailEventTime = eventTime
+            if try store.compareAndSet(key, try StoreCoding.encode(account), expectedVersion: stored.version, expiresIn: nil) {
+                return .applied
+            }
+        }
+        throw StoreError(.unavailable, "the account at \(key) kept changing while an email event was applied; try again")
+    }
+
     /// The user for this `sub`, created when new: a fresh user id and appAccountToken, the
     /// token registered so purchases carrying it are linked. `filling` completes a new record
     /// before its one write (the first-login name comes only once). Concurrent first sign-ins
@@ -134,6 +161,19 @@ public struct AccountRepository {
     @discardableResult
     public func deleteRefreshToken(userId: String) throws -> Bool {
         try store.delete(StoreKeys.appleRefreshToken(userId))
+    }
+
+    /// Deletes the refresh token unless it was stored after `time` (ms): a token from a later
+    /// sign-in stands for a later consent. A record that does not decode is deleted (it is of
+    /// no use, and an unknown age is treated as old).
+    @discardableResult
+    public func deleteRefreshToken(userId: String, storedAtOrBefore time: Int64) throws -> Bool {
+        let key = StoreKeys.appleRefreshToken(userId)
+        guard let stored = try store.get(key) else { return false }
+        if let record = try? StoreCoding.decode(StoredRefreshToken.self, stored.bytes, key: key), record.storedAt > time {
+            return false
+        }
+        return try store.delete(key)
     }
 
     /// True for the one caller per day that may check the refresh token against Apple.

@@ -14,6 +14,10 @@ public struct AppleAccount: Codable, Sendable, Equatable {
     public var isPrivateEmail: Bool?
     /// False after an `email-disabled` event: mail to the private relay address is not forwarded.
     public var emailRelayEnabled: Bool?
+    /// The `event_time` (ms) of the email event last applied: an older one, arriving late or
+    /// replayed, does not undo it. Nil in records from before it was kept, and until the first
+    /// email event: then any event from after the account's creation applies.
+    public var emailEventTime: Int64?
     /// From the first-login `user` JSON (web) or the app's `fullName` (native): Apple sends it once.
     public var givenName: String?
     public var familyName: String?

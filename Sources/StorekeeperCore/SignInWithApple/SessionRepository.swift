@@ -47,6 +47,22 @@ public struct SessionRepository {
         return ended
     }
 
+    /// Ends the user's sessions opened at or before `time` (ms); later ones stay. Returns how
+    /// many were ended. A session record that does not decode is ended (an unknown age is
+    /// treated as old: signing somebody out is the safe mistake).
+    public func endAll(userId: String, createdAtOrBefore time: Int64) throws -> Int {
+        var ended = 0
+        for digest in try store.setMembers(StoreKeys.userSessions(userId)) {
+            let key = StoreKeys.session(digest: digest)
+            if let stored = try store.get(key) {
+                if let session = try? StoreCoding.decode(Session.self, stored.bytes, key: key), session.createdAt > time { continue }
+                if try store.delete(key) { ended += 1 }
+            }
+            try store.removeFromSet(StoreKeys.userSessions(userId), digest)
+        }
+        return ended
+    }
+
     static func digest(_ id: String) -> String {
         Hex.encode(Digest.sha256(Array(id.utf8)))
     }

@@ -2,9 +2,10 @@ import FoundationEssentials
 import FunctionRuntime
 import StorekeeperCore
 
-/// `siwa-callback`: where Apple's form_post lands. Consumes the state, exchanges the code,
-/// verifies the identity token, keeps the first-login name, creates or links the user, opens
-/// a session (HttpOnly, Secure cookie) and sends the browser to the app.
+/// `siwa-callback`: where Apple's form_post lands. Checks that the browser posting is the one
+/// that started the sign-in (its pre-authorization cookie), consumes the state, exchanges the
+/// code, verifies the identity token, keeps the first-login name, creates or links the user,
+/// opens a session (HttpOnly, Secure cookie) and sends the browser to the app.
 public final class SiwaCallbackFunction: FunctionHandler {
     /// Apple's form fields. `user` (JSON: name and email) comes on the first authorization only.
     struct Request: RequestBody {
@@ -36,14 +37,18 @@ public final class SiwaCallbackFunction: FunctionHandler {
         request: """
             Apple's form_post (application/x-www-form-urlencoded): code, state, user (first login only:
             {"name": {"firstName", "lastName"}, "email"}), id_token; or error (user_cancelled_authorize, ...), state
+            with the Cookie __Host-storekeeper_siwa that siwa-start set in this browser
             """,
         response: """
-            302 to SIWA_APP_URL with Set-Cookie: storekeeper_session=<id>; Path=/; HttpOnly; Secure; SameSite=Lax;
+            302 to SIWA_APP_URL with Set-Cookie: storekeeper_session=<id>; Path=/; HttpOnly; Secure; SameSite=Lax
+              and the pre-authorization cookie cleared (Max-Age=0);
               body {"redirect", "userId", "newUser", "appAccountToken", "sessionExpiresAt"}
-            Apple's error (the user cancelled): 302 to SIWA_APP_URL?error=<Apple's code>, no session;
-              body {"redirect", "error": "user_cancelled_authorize"}
+            Apple's error (the user cancelled): 302 to SIWA_APP_URL?error=<Apple's code>, no session, the
+              pre-authorization cookie cleared; body {"redirect", "error": "user_cancelled_authorize"}
             refused: {"error": {"code": "invalid_state" | "invalid_grant" | "nonce_mismatch" |
               "invalid_audience" | "token_expired" | ... , "message"}} 400; Apple or the store down: 503
+            invalid_state also when the pre-authorization cookie is missing or another browser's: then
+              the state is left unspent for the browser that started it, and Apple is not asked anything
             Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log.
             """,
         variables: SignInWithAppleSettings.variables(parts)
@@ -64,20 +69,32 @@ public final class SiwaCallbackFunction: FunctionHandler {
         let appURL = settings.appURL ?? "/"
         let states = AuthorizationStateRepository(store: store)
 
+        let browserSecret = PreAuthorizationCookie.value(in: request)
+
         if let error = body.error {
-            // The user cancelled, or Apple refused: the state is spent either way.
-            if let state = body.state { _ = try states.consume(state) }
+            // The user cancelled, or Apple refused: the state is spent either way, but only
+            // by the browser it belongs to (another's post must not cancel it).
+            if let state = body.state { _ = try states.consume(state, browserSecret: browserSecret) }
             let code = String(error.prefix(64).filter { $0.isLetter || $0 == "_" })
             context.log.info("sign_in_not_completed", ["apple_error": code])
             let location = Self.appending(["error": code.isEmpty ? "unknown_error" : code], to: appURL)
             let answer = try FunctionResponse.json(["redirect": location, "error": code.isEmpty ? "unknown_error" : code]).body
-            return redirect(to: location, cookie: nil, body: answer)
+            return redirect(to: location, cookies: [PreAuthorizationCookie.clearing], body: answer)
         }
         guard let state = body.state, !state.isEmpty else { throw FunctionError.badInput(message: "missing field `state`") }
         guard let code = body.code, !code.isEmpty else { throw FunctionError.badInput(message: "missing field `code`") }
-        guard let pending = try states.consume(state) else {
-            context.log.warning("state_refused")
+        // Before anything is spent or Apple is asked: a post from another browser than the one
+        // that started the sign-in is login CSRF (the attacker's code in the victim's browser).
+        let pending: AuthorizationStateRepository.Pending
+        switch try states.consume(state, browserSecret: browserSecret) {
+        case .consumed(let found):
+            pending = found
+        case .unknown:
+            context.log.warning("state_refused", ["reason": "unknown"])
             throw SignInError(.invalidState, "the state is unknown, expired or already used")
+        case .otherBrowser:
+            context.log.warning("state_refused", ["reason": browserSecret == nil ? "no_browser_cookie" : "other_browser"])
+            throw SignInError(.invalidState, "the sign-in was not started in this browser (its pre-authorization cookie is missing or different)")
         }
         let name = body.user.flatMap(FirstLoginName.parsingUserField)
         let result = try SignInWithAppleSettings.callingApple {
@@ -91,13 +108,12 @@ public final class SiwaCallbackFunction: FunctionHandler {
         let answer = try FunctionResponse.json(Response(
             redirect: appURL, userId: result.account.userId, newUser: result.created,
             appAccountToken: result.account.appAccountToken, sessionExpiresAt: result.sessionExpiresAt.millisecondsSince1970)).body
-        return redirect(to: appURL, cookie: cookie, body: answer)
+        return redirect(to: appURL, cookies: [cookie, PreAuthorizationCookie.clearing], body: answer)
     }
 
-    private func redirect(to location: String, cookie: String?, body: [UInt8]) -> FunctionResponse {
-        var headers = [("Location", location), ("Cache-Control", "no-store")]
-        if let cookie { headers.append(("Set-Cookie", cookie)) }
-        return FunctionResponse(status: 302, headers: headers, body: body)
+    private func redirect(to location: String, cookies: [String], body: [UInt8]) -> FunctionResponse {
+        FunctionResponse(status: 302, headers: [("Location", location), ("Cache-Control", "no-store")] + cookies.map { ("Set-Cookie", $0) },
+                         body: body)
     }
 
     static func appending(_ parameters: [String: String], to url: String) -> String {

@@ -3,7 +3,8 @@ import FunctionRuntime
 import StorekeeperCore
 
 /// `siwa-start`: begins a web sign-in. Makes a single-use `state` and a `nonce`, keeps them
-/// in the store for ten minutes, and sends the browser to Apple's authorize page.
+/// in the store for ten minutes, and sends the browser to Apple's authorize page with a
+/// pre-authorization cookie that binds the state to this browser (login CSRF).
 public final class SiwaStartFunction: FunctionHandler {
     struct Request: RequestBody {
         static let fields: Set<String> = []
@@ -28,8 +29,11 @@ public final class SiwaStartFunction: FunctionHandler {
             """,
         response: """
             over HTTP: 302 to Apple's /auth/authorize with response_type=code, response_mode=form_post,
-              scope=name email, client_id (the first of SIWA_CLIENT_IDS), redirect_uri, state, nonce
-            direct: {"url": "<authorize URL>", "state": "...", "expiresIn": 600}
+              scope=name email, client_id (the first of SIWA_CLIENT_IDS), redirect_uri, state, nonce;
+              Set-Cookie: __Host-storekeeper_siwa=<random>; Path=/; Max-Age=600; HttpOnly; Secure; SameSite=None
+              (its SHA-256 is kept with the state; siwa-callback refuses the state without it)
+            direct: {"url": "<authorize URL>", "state": "...", "expiresIn": 600} (no cookie: a state made
+              in direct mode cannot finish a sign-in, which only a browser can)
             """,
         variables: SignInWithAppleSettings.variables(parts)
     )
@@ -45,11 +49,13 @@ public final class SiwaStartFunction: FunctionHandler {
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
         _ = try request.decode(Request.self)
         let states = AuthorizationStateRepository(store: try context.adapters.store())
-        let (state, nonce) = try states.begin(now: context.clock.now())
+        let (state, nonce, browserSecret) = try states.begin(now: context.clock.now())
         let url = settings.client(adapters: context.adapters).authorizeURL(
             clientId: settings.webClientId, redirectURI: settings.redirectURI ?? "", state: state, nonce: nonce)
         let body = try FunctionResponse.json(Response(url: url, state: state, expiresIn: Int(AuthorizationStateRepository.lifetime.components.seconds)))
         guard request.frontDoor.isHTTP else { return body }
-        return FunctionResponse(status: 302, headers: [("Location", url), ("Cache-Control", "no-store")], body: body.body)
+        // The only cookie this function sets: the session cookie comes from siwa-callback.
+        return FunctionResponse(status: 302, headers: [("Location", url), ("Cache-Control", "no-store"),
+                                                       ("Set-Cookie", PreAuthorizationCookie.setting(browserSecret))], body: body.body)
     }
 }

@@ -49,6 +49,7 @@ final class SignInDeployment: @unchecked Sendable {
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
         var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
         func header(_ name: String) -> String? { headers.first { $0.0 == name.lowercased() }?.1 }
+        func allHeaders(_ name: String) -> [String] { headers.filter { $0.0 == name.lowercased() }.map(\.1) }
         var description: String { "\(status) \(text.prefix(500))" }
     }
 
@@ -80,12 +81,28 @@ final class SignInDeployment: @unchecked Sendable {
 
     // MARK: The browser's part of the web flow
 
-    /// GET /auth/apple/start: the 302 to Apple's authorize page.
-    func start() throws -> URLComponents {
+    static let preAuthorizationCookie = "__Host-storekeeper_siwa"
+
+    /// The pre-authorization cookie the last `start()` set: the test's one browser keeps it,
+    /// and `callback` sends it back unless told otherwise.
+    private let lock = NSLock()
+    private var browserCookie: String?
+    var lastBrowserCookie: String? { lock.withLock { browserCookie } }
+
+    /// GET /auth/apple/start: the 302 to Apple's authorize page, and its Set-Cookie headers.
+    func begin() throws -> (url: URLComponents, setCookies: [String]) {
         let reply = try send("GET", gateway.baseURL + "/auth/apple/start")
         guard reply.status == 302, let location = reply.header("location"), let url = URLComponents(string: location) else {
             throw Binaries.Failure("start: \(reply)")
         }
+        return (url, reply.allHeaders("set-cookie"))
+    }
+
+    /// `begin`, the browser keeping the pre-authorization cookie.
+    func start() throws -> URLComponents {
+        let (url, setCookies) = try begin()
+        let value = setCookies.lazy.compactMap { Self.cookieValue($0, name: Self.preAuthorizationCookie) }.first
+        lock.withLock { browserCookie = value }
         return url
     }
 
@@ -104,16 +121,33 @@ final class SignInDeployment: @unchecked Sendable {
         return (Self.unescape(action), fields)
     }
 
+    /// Which pre-authorization cookie the form_post carries.
+    enum BrowserCookie {
+        /// The one the last `start()` set (the browser that started the sign-in).
+        case lastStarted
+        /// None: a browser that never started one (the login-CSRF victim).
+        case none
+        /// A whole `Cookie` header of the test's choosing.
+        case header(String)
+    }
+
     /// The browser's form_post, sent to the gateway.
-    func callback(_ fields: [String: String]) throws -> Reply {
+    func callback(_ fields: [String: String], cookie: BrowserCookie = .lastStarted) throws -> Reply {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         let body = fields.sorted { $0.key < $1.key }
             .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
             .joined(separator: "&")
-        return try send("POST", gateway.baseURL + "/auth/apple/callback",
-                        headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Origin", "https://appleid.apple.com")],
-                        body: Array(body.utf8))
+        var headers = [("Content-Type", "application/x-www-form-urlencoded"), ("Origin", "https://appleid.apple.com")]
+        switch cookie {
+        case .lastStarted:
+            if let value = lastBrowserCookie { headers.append(("Cookie", "\(Self.preAuthorizationCookie)=\(value)")) }
+        case .none:
+            break
+        case .header(let header):
+            headers.append(("Cookie", header))
+        }
+        return try send("POST", gateway.baseURL + "/auth/apple/callback", headers: headers, body: Array(body.utf8))
     }
 
     /// The whole web flow; returns the callback's reply and the form Apple posted.
@@ -195,7 +229,7 @@ extension EndToEnd {
             let reply = try d.callback(form)
             #expect(reply.status == 302, "\(reply)")
             #expect(reply.header("location") == SignInDeployment.appURL)
-            let cookie = try #require(reply.header("set-cookie"))
+            let cookie = try #require(reply.allHeaders("set-cookie").first { $0.hasPrefix("storekeeper_session=") })
             for attribute in ["HttpOnly", "Secure", "SameSite=Lax", "Path=/"] {
                 #expect(cookie.contains(attribute), "cookie: \(cookie)")
             }
@@ -222,6 +256,58 @@ extension EndToEnd {
             #expect(second.reply.json["userId"] as? String == session.userId)
             #expect(second.reply.json["newUser"] as? Bool == false)
             #expect(try d.accounts().account(userId: session.userId)?.givenName == "Jane")
+        }
+
+        @Test("Login CSRF: a form_post from another browser than the one that started the sign-in is invalid_state, spends nothing, asks Apple nothing")
+        func theStateIsBoundToTheBrowserThatStartedIt() throws {
+            let d = try SignInDeployment()
+            let name = SignInDeployment.preAuthorizationCookie
+            // The attacker starts a sign-in in their own browser and stops before the form_post.
+            try d.control("/control/user", ["sub": "001666.attacker0000000000000000000.0666", "email": "attacker@example.org"])
+            let (url, setCookies) = try d.begin()
+            #expect(setCookies.count == 1, "siwa-start sets only the pre-authorization cookie: \(setCookies)")
+            let setCookie = setCookies.first ?? ""
+            // Not #require: without the binding, the forged posts below show what it prevents.
+            let attackersCookie = SignInDeployment.cookieValue(setCookie, name: name) ?? "none-was-set"
+            #expect(attackersCookie.count == 64, "\(setCookie)")
+            for attribute in ["Path=/", "Max-Age=600", "HttpOnly", "Secure", "SameSite=None"] {
+                #expect(setCookie.contains("; \(attribute)"), "\(setCookie)")
+            }
+            #expect(!setCookie.lowercased().contains("domain="), "a __Host- cookie has no Domain: \(setCookie)")
+            let form = try d.authorize(url).fields
+            let state = try #require(form["state"])
+            // The victim's browser, which started a sign-in of its own (or none at all).
+            let victimsCookie = SignInDeployment.cookieValue(try d.begin().setCookies.first, name: name) ?? "none-was-set-either"
+            func tokenRequests() throws -> Int { try d.received().filter { $0["path"] as? String == "/auth/token" }.count }
+
+            let forged: [(SignInDeployment.BrowserCookie, String)] = [
+                (.none, "no cookie"),
+                (.header("\(name)=\(victimsCookie)"), "the victim's own cookie"),
+                (.header("theme=dark; \(name)=\(String(repeating: "0", count: 64)); lang=en"), "a made-up value"),
+                (.header("\(name)=\(victimsCookie); \(name)=\(attackersCookie)"), "two values, one of them right"),
+            ]
+            for (cookie, label) in forged {
+                let reply = try d.callback(form, cookie: cookie)
+                #expect(reply.status == 400 && reply.errorCode == "invalid_state", "\(label): \(reply)")
+                #expect(reply.allHeaders("set-cookie").isEmpty, "\(label): no session")
+            }
+            // A forged cancellation does not spend the state either.
+            let cancelled = try d.callback(["error": "user_cancelled_authorize", "state": state], cookie: .none)
+            #expect(cancelled.status == 302)
+            #expect(try tokenRequests() == 0, "Apple was asked nothing")
+            #expect(try d.store.open().get(StoreKeys.authorizationState(state)) != nil, "the state is unspent")
+            let log = d.gateway.logLines().description
+            #expect(log.contains("no_browser_cookie") && log.contains("other_browser"), "the log says why")
+            #expect(!log.contains(attackersCookie) && !log.contains(victimsCookie), "no cookie value reaches the log")
+
+            // The browser that started it finishes, and its pre-authorization cookie is cleared.
+            let reply = try d.callback(form, cookie: .header("\(name)=\(attackersCookie)"))
+            #expect(reply.status == 302, "\(reply)")
+            let cookies = reply.allHeaders("set-cookie")
+            #expect(cookies.contains { $0.hasPrefix("storekeeper_session=") }, "\(cookies)")
+            #expect(cookies.contains("\(name)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=None"), "\(cookies)")
+            #expect(try tokenRequests() == 1)
+            #expect(try d.store.open().get(StoreKeys.authorizationState(state)) == nil)
         }
 
         @Test("A reused code, a wrong nonce, a cancelled sign-in")
@@ -256,8 +342,10 @@ extension EndToEnd {
             let cancelled = try d.callback(["error": "user_cancelled_authorize", "state": state])
             #expect(cancelled.status == 302)
             #expect(cancelled.header("location") == SignInDeployment.appURL + "?error=user_cancelled_authorize")
-            #expect(cancelled.header("set-cookie") == nil)
-            #expect(try AuthorizationStateRepository(store: d.store.open()).consume(state) == nil, "a cancelled state is spent too")
+            #expect(cancelled.allHeaders("set-cookie") == ["\(SignInDeployment.preAuthorizationCookie)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=None"],
+                    "no session; the pre-authorization cookie cleared")
+            #expect(try AuthorizationStateRepository(store: d.store.open()).consume(state, browserSecret: d.lastBrowserCookie) == .unknown,
+                    "a cancelled state is spent too")
         }
 
         @Test("A client secret with the wrong key id: Apple's invalid_client, explained")
@@ -401,6 +489,56 @@ extension EndToEnd {
             let wrongAudience = try #require(try d.control("/control/notification", ["type": "account-delete", "sub": sub, "aud": "com.other"])["payload"] as? String)
             let refused = try d.post("/auth/apple/notifications", ["payload": wrongAudience])
             #expect(refused.status == 400 && refused.errorCode == "invalid_audience", "\(refused)")
+        }
+
+        @Test("Replayed account events: older than the jti window is stale_event (200, nothing done); none acts on an account, session or email setting newer than its event_time")
+        func replayedAccountEvents() throws {
+            let d = try SignInDeployment()
+            let signedIn = try d.signInNatively()
+            let userId = try #require(signedIn.json["userId"] as? String)
+            let sessionToken = try #require(signedIn.json["sessionToken"] as? String)
+            let sub = try #require(try d.accounts().account(userId: userId)?.sub)
+            let day: Int64 = 24 * 3600 * 1000
+            func payload(_ type: String, eventTime: Int64) throws -> String {
+                try #require(try d.control("/control/notification", ["type": type, "sub": sub, "event_time": eventTime])["payload"] as? String)
+            }
+            func deliver(_ type: String, eventTime: Int64) throws -> SignInDeployment.Reply {
+                try d.post("/auth/apple/notifications", ["payload": try payload(type, eventTime: eventTime)])
+            }
+            func sessionStands() throws -> Bool {
+                try SessionRepository(store: d.store.open()).session(id: sessionToken, now: Date()) != nil
+            }
+            let now = E2E.nowMilliseconds
+
+            // A month-old consent-revoked, replayed after its jti was forgotten.
+            let stale = try deliver("consent-revoked", eventTime: now - 31 * day)
+            #expect(stale.status == 200 && stale.json["status"] as? String == "stale_event", "\(stale)")
+            #expect(try sessionStands())
+            #expect(try d.store.open().get(StoreKeys.appleRefreshToken(userId)) != nil)
+
+            // Within the window, but older than the account and the session.
+            let oldDelete = try deliver("account-delete", eventTime: now - 10 * day)
+            #expect(oldDelete.status == 200 && oldDelete.json["status"] as? String == "superseded", "\(oldDelete)")
+            #expect(try d.accounts().account(userId: userId) != nil)
+            let oldRevoke = try deliver("consent-revoked", eventTime: now - 3600 * 1000)
+            #expect(oldRevoke.status == 200, "\(oldRevoke)")
+            #expect(try sessionStands(), "a session opened after the revocation survives it")
+            #expect(try d.store.open().get(StoreKeys.appleRefreshToken(userId)) != nil, "so does the token of that later sign-in")
+
+            // Email settings: the newest event_time wins, whatever arrives last.
+            let disabled = try deliver("email-disabled", eventTime: E2E.nowMilliseconds)
+            #expect(disabled.json["status"] as? String == "processed", "\(disabled)")
+            let lateEnabled = try deliver("email-enabled", eventTime: E2E.nowMilliseconds - 60_000)
+            #expect(lateEnabled.json["status"] as? String == "superseded", "\(lateEnabled)")
+            #expect(try d.accounts().account(userId: userId)?.emailRelayEnabled == false)
+
+            // From a shell or cron too: a stale event is done, not a failure to retry (exit 0), and logged.
+            let request = try JSONSerialization.data(withJSONObject: ["payload": try payload("account-delete", eventTime: now - 40 * day)])
+            let result = try FunctionBinary(name: "siwa-notification").run(stdin: request, environment: d.environment)
+            #expect(result.exitCode == 0, "\(result.stdoutText) \(result.stderrText)")
+            #expect(result.stdoutText.contains(#""status":"stale_event""#), "\(result.stdoutText)")
+            #expect(result.stderrText.contains("account_notification_refused") && !result.stderrText.contains("eyJ"))
+            #expect(try d.accounts().account(userId: userId) != nil)
         }
 
         @Test("A session token names its user; the refresh token is checked with Apple once a day; a user who stops using the app is signed out")

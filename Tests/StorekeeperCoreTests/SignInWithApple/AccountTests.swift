@@ -36,10 +36,40 @@ struct AccountTests {
 
     @Test func aStateWorksOnce() throws {
         let states = AuthorizationStateRepository(store: MemoryStore())
-        let (state, nonce) = try states.begin(now: now)
-        #expect(try states.consume(state)?.nonce == nonce)
-        #expect(try states.consume(state) == nil)
-        #expect(try states.consume("not-a-state") == nil)
+        let (state, nonce, browser) = try states.begin(now: now)
+        guard case .consumed(let pending) = try states.consume(state, browserSecret: browser) else {
+            Issue.record("the state was not consumed")
+            return
+        }
+        #expect(pending.nonce == nonce)
+        #expect(try states.consume(state, browserSecret: browser) == .unknown)
+        #expect(try states.consume("not-a-state", browserSecret: browser) == .unknown)
+    }
+
+    @Test func aStateIsSpentOnlyByTheBrowserThatStartedIt() throws {
+        let store = MemoryStore()
+        let states = AuthorizationStateRepository(store: store)
+        let (state, _, browser) = try states.begin(now: now)
+        let (_, _, otherBrowser) = try states.begin(now: now)
+        #expect(browser.count == 64 && browser != otherBrowser)
+        // Only the digest is kept: a copy of the store cannot forge the cookie.
+        #expect(!store.allValues.contains { String(decoding: $0, as: UTF8.self).contains(browser) })
+        #expect(try states.consume(state, browserSecret: nil) == .otherBrowser)
+        #expect(try states.consume(state, browserSecret: otherBrowser) == .otherBrowser)
+        #expect(try states.consume(state, browserSecret: "") == .otherBrowser)
+        // Refused posts spent nothing: the right browser still finishes, once.
+        guard case .consumed = try states.consume(state, browserSecret: browser) else {
+            Issue.record("the legitimate browser could not finish")
+            return
+        }
+        #expect(try states.consume(state, browserSecret: browser) == .unknown)
+    }
+
+    @Test func aStateFromBeforeBrowserBindingIsRefused() throws {
+        let store = MemoryStore()
+        let state = String(repeating: "ab", count: 32)
+        try store.set(StoreKeys.authorizationState(state), Array(#"{"createdAt":1,"nonce":"n"}"#.utf8), expiresIn: nil)
+        #expect(try AuthorizationStateRepository(store: store).consume(state, browserSecret: "anything") == .otherBrowser)
     }
 
     @Test func sessionsAreKeptOnlyAsDigests() throws {
@@ -77,12 +107,15 @@ struct AccountTests {
         #expect(try accounts.delete(userId: account.userId, sessions: sessions, now: now).accountDeleted == false)
     }
 
-    func notification(_ type: String, sub: String, jti: String, email: String? = nil) throws -> AppleIDNotification {
-        var events: [String: Any] = ["type": type, "sub": sub, "event_time": 1_780_271_999_000]
+    /// An Apple-signed notification, verified; `eventTime` (ms) defaults to `now`.
+    func notification(_ type: String, sub: String, jti: String, email: String? = nil,
+                      eventTime: Int64? = nil, omitEventTime: Bool = false, iat: Int? = nil) throws -> AppleIDNotification {
+        var events: [String: Any] = ["type": type, "sub": sub]
+        if !omitEventTime { events["event_time"] = eventTime ?? now.millisecondsSince1970 }
         if let email { events["email"] = email }
         let eventsText = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
         let keys = AppleIDTestKeys.shared
-        let token = try keys.token(["iss": "https://appleid.apple.com", "aud": "com.example.web", "iat": Int(now.timeIntervalSince1970),
+        let token = try keys.token(["iss": "https://appleid.apple.com", "aud": "com.example.web", "iat": iat ?? Int(now.timeIntervalSince1970),
                                     "jti": jti, "events": eventsText])
         let verifier = IdentityTokenVerifier(configuration: .init(clientIds: ["com.example.web"]), keys: StaticKeyProvider(JWKSet(keys: [keys.jwk])))
         return try verifier.verifyNotification(token, now: now)

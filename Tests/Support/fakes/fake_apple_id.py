@@ -31,8 +31,10 @@ Control endpoints for the tests (JSON in, JSON out):
     POST /control/token        {"claims": {...overrides}, "header": {...overrides},
                                 "sign": "rs256" | "none" | "hs256-public-key"}: an identity token
     POST /control/rotate       {"keep_old": true}: a new signing key with a new kid
-    POST /control/notification {"type", "sub", "email"?, "is_private_email"?, "aud"?, "jti"?}:
-                                a signed server-to-server notification {"payload": JWT}
+    POST /control/notification {"type", "sub", "email"?, "is_private_email"?, "aud"?, "jti"?,
+                                "event_time"? (ms, default now; null leaves it out), "iat"? (s,
+                                default now)}: a signed server-to-server notification
+                                {"payload": JWT}; old times make what a replayed old one looks like
     POST /control/stop-using   {"sub"}: the user revokes the app in their Apple ID settings:
                                their refresh tokens are refused (invalid_grant) from now on
     POST /control/outage       {"on": true}: every /auth/* answers 503 until turned off
@@ -359,11 +361,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 fake.keys = [(kid, key)] + (fake.keys if r.get("keep_old", True) else [])
                 return self.answer(200, {"kid": kid})
             if path == "/control/notification":
-                event = {"type": r["type"], "sub": r["sub"], "event_time": int(time.time() * 1000)}
+                event = {"type": r["type"], "sub": r["sub"], "event_time": r.get("event_time", int(time.time() * 1000))}
+                if event["event_time"] is None:
+                    del event["event_time"]
                 for field in ("email", "is_private_email"):
                     if field in r:
                         event[field] = r[field]
-                claims = {"iss": ISSUER, "aud": r.get("aud", fake.client_ids[0]), "iat": int(time.time()),
+                claims = {"iss": ISSUER, "aud": r.get("aud", fake.client_ids[0]), "iat": r.get("iat", int(time.time())),
                           "jti": r.get("jti", secrets.token_hex(11)), "events": json.dumps(event)}
                 return self.answer(200, {"payload": fake.sign({}, claims), "jti": claims["jti"]})
             if path == "/control/stop-using":
