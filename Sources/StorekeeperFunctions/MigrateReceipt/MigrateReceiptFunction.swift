@@ -84,7 +84,9 @@ public final class MigrateReceiptFunction: FunctionHandler {
             INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, VERIFY_RECEIPT_UNAVAILABLE, Apple 5xx
             or unreachable (Apple's error name, exit 75: what was applied stays, a rerun finishes);
             VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78);
-            rate_limited (429, Retry-After, exit 75): the shared bucket has no token now, nothing was asked.
+            rate_limited (429, Retry-After, exit 75): the shared bucket has no token now; nothing was asked
+            (or, when a migration under way used up its credit or Apple asked to hold back, what was
+            applied stays and a rerun finishes).
             """,
         variables: ReceiptSettings.variables + AppStoreAPISettings.apiVariables.compactMap { variable in
             switch variable.name {
