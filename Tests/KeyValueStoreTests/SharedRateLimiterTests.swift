@@ -59,4 +59,22 @@ import Testing
         #expect(try other.tryAcquire(now: at(3300)) == .proceed)
         #expect(try told.tryAcquire(now: at(3300)) != .proceed)
     }
+
+    /// migrate-receipt's gate: the first call of a request needs a token, its later calls
+    /// take theirs on credit, and whoever comes next waits the debt off.
+    @Test(arguments: StoreBackend.all)
+    func laterCallsOfARequestTakeTheirTokensOnCredit(backend: StoreBackend) throws {
+        let store = try backend.makeStore()
+        let limiter = SharedRateLimiter(store: store, key: "appstore:ratelimit:test", requestsPerSecond: 1)
+        #expect(try limiter.tryAcquire(now: at(0)) == .proceed)
+        #expect(try limiter.tryAcquire(now: at(0)) == .wait(.milliseconds(1000)), "no credit: a token must be there")
+        for _ in 1...3 { #expect(try limiter.tryAcquire(now: at(0), credit: 3) == .proceed) }
+        #expect(try limiter.tryAcquire(now: at(0), credit: 3) == .wait(.milliseconds(1000)), "the credit is bounded")
+        #expect(try limiter.tryAcquire(now: at(0)) == .wait(.milliseconds(4000)), "the next request waits the debt off")
+        // Apple's Retry-After does not pay the debt off, and credit does not pass it.
+        try limiter.holdBack(for: .seconds(1), now: at(0))
+        #expect(try limiter.tryAcquire(now: at(500), credit: 100) == .wait(.milliseconds(500)))
+        #expect(try limiter.tryAcquire(now: at(1000)) == .wait(.milliseconds(4000)))
+        #expect(try limiter.tryAcquire(now: at(5000)) == .proceed)
+    }
 }

@@ -98,12 +98,19 @@ public struct EntitlementRepository {
     public func assign(appAccountToken token: String, toUser userId: String) throws -> Bool {
         let claimed = try store.setIfAbsent(StoreKeys.appAccountToken(token), Array(userId.utf8), expiresIn: nil)
         guard try claimed || user(ofAppAccountToken: token) == userId else { return false }
+        // Once the links below were all made, claiming again has nothing to add: a purchase
+        // carrying the token after the claim is linked to its owner when applied (`link`).
+        // Without this, every transaction of a user with many purchases would relink them
+        // all: a batch of n of them would cost n² store writes.
+        let linked = StoreKeys.appAccountTokenLinked(token)
+        if !claimed, try store.get(linked) != nil { return true }
         // Subscriptions that carried the token before the user was known join the user now.
-        // Also when the token was already this user's: a run killed between the claim and
-        // these links is finished by the next one (linking is idempotent).
+        // Also when the token was already this user's and the mark is missing: a run killed
+        // between the claim and these links is finished by the next one (linking is idempotent).
         for originalTransactionId in try originalTransactionIds(ofAppAccountToken: token) {
             try link(originalTransactionId, userId: userId, appAccountToken: nil)
         }
+        try store.set(linked, Array("1".utf8), expiresIn: nil)
         return true
     }
 

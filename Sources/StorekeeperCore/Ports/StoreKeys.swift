@@ -21,7 +21,9 @@ import OpenSSLCrypto
 /// | `user:<userId>:transactions` | set of original transaction ids of a user | — | linking |
 /// | `appstore:token:<appAccountToken>` | the user id an appAccountToken belongs to | — | ingest-transaction, Sign in with Apple |
 /// | `appstore:token:<appAccountToken>:transactions` | set of original transaction ids that carried the token, user known or not | — | linking |
-/// | `appstore:ratelimit:<name>` | a token bucket shared by every process calling Apple, and Apple's last Retry-After (`SharedRateLimiter`) | 1 h | reconcile, recover-notifications |
+/// | `appstore:token:<appAccountToken>:linked` | "1": every subscription that carried the token before its user was known is linked to the user, so claiming it again relinks nothing | — | linking |
+/// | `appstore:ratelimit:<name>` | a token bucket shared by every process calling Apple, and Apple's last Retry-After (`SharedRateLimiter`): `api` for reconcile and recover-notifications, `migrate` for migrate-receipt (the public route's own, so the public cannot starve reconcile) | 1 h | reconcile, recover-notifications, migrate-receipt |
+/// | `appstore:migrated:<originalTransactionId>` | a migration of the id finished: what failed about it, if anything (`ReceiptMigrationMemo`); anonymous reruns answer from the store meanwhile | 24 h | migrate-receipt |
 /// | `appstore:reconcile:cursor:<selection>` | where an unfinished `reconcile` run stopped (`ReconciliationCursor`) | 7 days | reconcile |
 /// | `appstore:migration:<originalTransactionId>` | the dual track of a receipt migration: legacy (verifyReceipt) and new (App Store Server API) status, whether they agree, when (`ReceiptMigrationAudit`) | — (the migration's audit) | migrate-receipt with legacyCheck |
 /// | `appstore:recover:cursor:<sha256 of the request as asked>` | the pagination token an unfinished `recover-notifications` run reached, and the request it belongs to | 24 h | recover-notifications |
@@ -74,8 +76,19 @@ public enum StoreKeys {
         "appstore:token:" + token.lowercased() + ":transactions"
     }
 
+    public static func appAccountTokenLinked(_ token: String) -> String {
+        "appstore:token:" + token.lowercased() + ":linked"
+    }
+
     /// The token bucket every process calling the App Store Server API shares.
     public static let appStoreAPIRateLimit = "appstore:ratelimit:api"
+
+    /// migrate-receipt's bucket: the public route's calls to Apple, apart from reconcile's.
+    public static let receiptMigrationRateLimit = "appstore:ratelimit:migrate"
+
+    public static func receiptMigrated(_ originalTransactionId: String) -> String {
+        "appstore:migrated:" + originalTransactionId
+    }
 
     public static func reconciliationCursor(selection: String) -> String {
         "appstore:reconcile:cursor:" + selection

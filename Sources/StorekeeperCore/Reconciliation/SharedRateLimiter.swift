@@ -42,7 +42,14 @@ public struct SharedRateLimiter {
     }
 
     /// Takes one token if there is one; otherwise says how long until there will be.
-    public func tryAcquire(now: Date) throws(StoreError) -> Decision {
+    ///
+    /// `credit`: how far below empty this request may take the bucket. 0 (reconcile): a
+    /// token must be there. A caller that must not stop half way once its first request went
+    /// out (one migration is several calls) takes its later tokens on credit: the bucket goes
+    /// negative and whoever comes next waits the debt off, so the average rate still holds.
+    /// Apple's Retry-After is never borrowed against.
+    public func tryAcquire(now: Date, credit: Double = 0) throws(StoreError) -> Decision {
+        let needed = 1 - max(credit, 0)
         let nowMilliseconds = now.millisecondsSince1970
         for _ in 0..<Self.compareAndSetAttempts {
             let stored = try store.get(key)
@@ -55,8 +62,8 @@ public struct SharedRateLimiter {
             let elapsed = Double(max(0, nowMilliseconds - bucket.updatedAt)) / 1000
             bucket.tokens = min(burst, bucket.tokens + elapsed * requestsPerSecond)
             bucket.updatedAt = max(bucket.updatedAt, nowMilliseconds)
-            guard bucket.tokens >= 1 else {
-                let missing = (1 - bucket.tokens) / requestsPerSecond
+            guard bucket.tokens >= needed else {
+                let missing = (needed - bucket.tokens) / requestsPerSecond
                 return .wait(.milliseconds(Int64((missing * 1000).rounded(.up))))
             }
             bucket.tokens -= 1
@@ -77,8 +84,9 @@ public struct SharedRateLimiter {
                 ?? Bucket(tokens: 0, updatedAt: now.millisecondsSince1970, blockedUntil: nil)
             if let current = bucket.blockedUntil, current >= until { return }
             bucket.blockedUntil = until
-            // After the pause, requests resume one at a time rather than in a burst.
-            bucket.tokens = 0
+            // After the pause, requests resume one at a time rather than in a burst (a debt
+            // taken on credit is kept: the pause does not pay it off).
+            bucket.tokens = min(bucket.tokens, 0)
             bucket.updatedAt = max(bucket.updatedAt, until)
             if try store.compareAndSet(key, Self.encode(bucket), expectedVersion: stored?.version, expiresIn: Self.lifetime) {
                 return

@@ -27,7 +27,7 @@ public final class IngestTransactionFunction: FunctionHandler {
         route: "/appstore/transactions",
         method: "POST",
         visibility: .internal,
-        summary: "Verify a StoreKit 2 signed transaction from the app's backend, link it to the user, apply it, answer the user's entitlements.",
+        summary: "Verify a StoreKit 2 signed transaction from the app's backend, link it to the user, apply it, answer the entitlement of its subscription.",
         request: """
             {"jwsRepresentation": "<signed transaction>", "signedRenewalInfo": "<optional>", "userId": "<optional>"}
               A transaction carrying an appAccountToken is linked to the token's user even without userId.
@@ -35,6 +35,10 @@ public final class IngestTransactionFunction: FunctionHandler {
         response: """
             {"outcome": "applied" | "stale" | "duplicate" | "ignored", "userId": "...", "active": true,
              "entitlements": [... as get-entitlements ...]}
+              entitlements: the entitlement of this transaction's subscription (none when it grants
+              none, e.g. a consumable), not every one of the user's; active: whether it is active now.
+              The user's whole state is get-entitlements' answer: repeated on every line, a batch of
+              one user's n transactions (NDJSON) would answer n²/2 entitlements.
             rejected signed data: {"error": {"code": "VERIFICATION_FAILURE" | ..., "message"}} exit 65
             """,
         variables: AppStoreSettings.variables
@@ -80,10 +84,9 @@ public final class IngestTransactionFunction: FunctionHandler {
         let update = try repository.apply(event, userId: body.userId)
         context.log.info("transaction ingested", ["outcome": update.outcome.rawValue, "originalTransactionId": transaction.originalTransactionId ?? "-"])
 
-        var ids: [String] = []
-        if let userId { ids = try repository.originalTransactionIds(ofUser: userId) }
-        if let original = transaction.originalTransactionId { ids.append(original) }
-        let entitlements = try repository.entitlements(of: ids, now: now)
+        // This transaction's subscription only, as it stands after the event (the record
+        // `apply` wrote or found): reading every one of the user's would make a batch quadratic.
+        let entitlements = update.record.map { [Entitlement($0, now: now)] } ?? []
         return try .json(Response(outcome: update.outcome.rawValue, userId: userId,
                                   active: entitlements.contains { $0.active }, entitlements: entitlements))
     }

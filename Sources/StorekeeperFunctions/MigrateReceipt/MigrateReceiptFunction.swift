@@ -45,6 +45,16 @@ public final class MigrateReceiptFunction: FunctionHandler {
               An app speaks for its own user with sessionToken (the session siwa-native or
               siwa-callback opened): the purchases go to that session's user (401 invalid_session
               when it is not open).
+              Anonymous (over HTTP without the bearer token and without sessionToken): when every
+              original transaction id of the receipt was migrated in the last 24 h, the answer comes
+              from the store and nothing is asked of Apple ("fromStore": true): only the receipt's own
+              ids, their product and status now, no user (linkedToUser absent), appleRequests 0.
+              Every call to the App Store Server API goes through a token bucket in the store, shared
+              by every process and apart from reconcile's (MIGRATE_REQUESTS_PER_SECOND, whoever calls:
+              the route is public). A request whose first call finds it empty is refused, nothing
+              asked: 429 rate_limited with Retry-After (whole seconds), exit 75; its later calls take
+              their tokens on credit (the next request waits that off). Apple's Retry-After holds
+              the bucket back too.
               legacyCheck: also ask verifyReceipt (production, then sandbox on 21007), infer each
               subscription's legacy status, record both tracks (appstore:migration:<id>) and report
               disagreements.
@@ -60,11 +70,12 @@ public final class MigrateReceiptFunction: FunctionHandler {
              "originalTransactionIds": [...]}
             not a dry run: the receipt must verify (else {"verified": false, "error"} exit 65, or 75 when
             retryable), then
-             "migration": {"performed": true, "outcome": {"appleRequests": n, "subscriptions": [
+             "migration": {"performed": true, "fromStore": false, "outcome": {"appleRequests": n, "subscriptions": [
                {"originalTransactionId", "productId", "status" (active | grace | billing_retry | expired |
                 refunded | revoked | lifetime; absent: no entitlement), "statusBefore", "inReceipt",
                 "eventsApplied", "linkedToUser", "appAccountTokenSet", "failure" ("notFound" | code)}]}}
-               ({"performed": false, "reason"} for an Xcode receipt),
+               ("fromStore": true: an anonymous rerun answered from the store, see above;
+                {"performed": false, "reason"} for an Xcode receipt),
              with legacyCheck "legacy": {"status", "statusName", "environment", "redirectedToSandbox",
                "subscriptions": [{"originalTransactionId", "productId", "state", "expiresDate",
                "gracePeriodExpiresDate", "expirationIntent", "autoRenew"}]}
@@ -72,7 +83,10 @@ public final class MigrateReceiptFunction: FunctionHandler {
             errors: INVALID_RECEIPT_FORMAT, INVALID_CERTIFICATE, VERIFICATION_FAILURE, INVALID_APP_IDENTIFIER,
             INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, VERIFY_RECEIPT_UNAVAILABLE, Apple 5xx
             or unreachable (Apple's error name, exit 75: what was applied stays, a rerun finishes);
-            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78).
+            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78);
+            rate_limited (429, Retry-After, exit 75): the shared bucket has no token now; nothing was asked
+            (or, when a migration under way used up its credit or Apple asked to hold back, what was
+            applied stays and a rerun finishes).
             """,
         variables: ReceiptSettings.variables + AppStoreAPISettings.apiVariables.compactMap { variable in
             switch variable.name {
@@ -89,8 +103,13 @@ public final class MigrateReceiptFunction: FunctionHandler {
             }
         } + [
             .optional(RuntimeVariable.adminToken, "bearer token your backend sends over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
+            .optional(MigrateReceiptFunction.rateVariable, "calls per second to the App Store Server API for migrations, on average, shared by every process through the store, apart from reconcile's (default 1, at most 100); beyond it 429 rate_limited"),
         ]
     )
+
+    static let rateVariable = "MIGRATE_REQUESTS_PER_SECOND"
+    /// The wire code of a refusal by the shared bucket (HTTP 429, exit 75).
+    static let rateLimitedCode = "rate_limited"
 
     /// The base64 length of the largest container the reader accepts.
     static let maximumReceiptDataLength = (PKCS7SignedData.maximumSize + 2) / 3 * 4
@@ -100,6 +119,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
     /// The move to the App Store Server API, given by a test; nil: built per request from the
     /// API settings, once the request and its account are known to be good.
     private let migrator: (any ReceiptMigrator)?
+    private let requestsPerSecond: Double
 
     public convenience init(context: FunctionContext) throws {
         try self.init(context: context, migrator: nil)
@@ -107,6 +127,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
 
     public init(context: FunctionContext, migrator: (any ReceiptMigrator)?) throws {
         settings = try ReceiptSettings(environment: context.environment)
+        requestsPerSecond = try ReconcileFunction.positiveNumber(Self.rateVariable, in: context.environment, default: 1, maximum: 100)
         self.context = context
         self.migrator = migrator
     }
@@ -146,6 +167,8 @@ public final class MigrateReceiptFunction: FunctionHandler {
         guard let der = Self.base64Decode(receiptData), !der.isEmpty else {
             throw FunctionError.badInput(code: ReceiptError.Code.invalidReceiptFormat.rawValue, message: "receiptData is not base64")
         }
+        // Nobody vouches for a user: the answer may come from the store (see the help).
+        let anonymous = body.sessionToken == nil && !request.carriesAdminAuthorization(context.environment)
         // The app's proof of its user, checked before any receipt work (the route is public).
         var userId = body.userId
         if let sessionToken = body.sessionToken {
@@ -188,7 +211,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
         guard environment != "Xcode" else {
             // StoreKit testing in Xcode: neither Apple's servers nor verifyReceipt know these purchases.
             try answer.add("migration", encoding: MigrationAnswer(
-                performed: false, reason: "an Xcode receipt's purchases are unknown to the App Store Server API", outcome: nil))
+                performed: false, fromStore: nil, reason: "an Xcode receipt's purchases are unknown to the App Store Server API", outcome: nil))
             return FunctionResponse(status: 200, body: answer.build())
         }
         let store = try context.adapters.store()
@@ -218,18 +241,31 @@ public final class MigrateReceiptFunction: FunctionHandler {
         }
 
         let outcome: ReceiptMigrationOutcome
-        do {
-            outcome = try migrator.migrate(reading.receipt, environment: environment, account: account)
-        } catch let error as AppStoreAPIError {
-            // Whatever was applied before the failure is Apple's truth; a rerun finishes the rest.
-            context.log.warning("migration stopped: Apple did not answer", ["code": error.code, "retryable": error.isRetryable])
-            return error.functionResponse
+        let fromStore: Bool
+        if anonymous, let stored = try ReceiptMigrationMemo.storedOutcome(for: reading.receipt, now: context.clock.now(), store: store) {
+            outcome = stored
+            fromStore = true
+            context.log.info("receipt answered from the store", ["subscriptions": outcome.subscriptions.count])
+        } else {
+            do {
+                outcome = try migrator.migrate(reading.receipt, environment: environment, account: account)
+            } catch let error as AppStoreAPIError where error.code == MigrationRateLimitGate.refusedCode {
+                // What a call on credit applied before it stays; a rerun finishes the rest.
+                context.log.warning("migration refused: the shared rate limit has no token now", ["retryAfterMs": error.retryAfter?.wholeMilliseconds ?? 0])
+                return Self.rateLimited(retryAfter: error.retryAfter ?? .seconds(1))
+            } catch let error as AppStoreAPIError {
+                // Whatever was applied before the failure is Apple's truth; a rerun finishes the rest.
+                context.log.warning("migration stopped: Apple did not answer", ["code": error.code, "retryable": error.isRetryable])
+                return error.functionResponse
+            }
+            fromStore = false
+            try ReceiptMigrationMemo.record(outcome, now: context.clock.now(), in: store)
+            context.log.info("receipt migrated", [
+                "subscriptions": outcome.subscriptions.count, "applied": outcome.subscriptions.reduce(0) { $0 + $1.eventsApplied },
+                "appleRequests": outcome.appleRequests,
+            ])
         }
-        context.log.info("receipt migrated", [
-            "subscriptions": outcome.subscriptions.count, "applied": outcome.subscriptions.reduce(0) { $0 + $1.eventsApplied },
-            "appleRequests": outcome.appleRequests,
-        ])
-        try answer.add("migration", encoding: MigrationAnswer(performed: true, reason: nil, outcome: outcome))
+        try answer.add("migration", encoding: MigrationAnswer(performed: true, fromStore: fromStore, reason: nil, outcome: outcome))
 
         if let legacySubscriptions {
             let audits = ReceiptMigrationAudit.compare(legacy: legacySubscriptions, outcome: outcome,
@@ -257,7 +293,11 @@ public final class MigrateReceiptFunction: FunctionHandler {
         guard let verification = api.verification else {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set (Apple's answers are verified before they are applied)")
         }
-        let client = try api.makeClient(context: context)
+        // Every call for this route draws on the migrations' bucket, whoever the caller: a
+        // session is anybody who signed in with Apple, and one budget is simpler to reason about.
+        let gate = MigrationRateLimitGate(limiter: SharedRateLimiter(
+            store: try context.adapters.store(), key: StoreKeys.receiptMigrationRateLimit, requestsPerSecond: requestsPerSecond))
+        let client = try api.makeClient(context: context, gate: gate)
         let migrator = AppStoreReceiptMigrator(
             client: client, verifier: verification.makeVerifier(adapters: context.adapters, log: context.log),
             store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback)
@@ -266,6 +306,18 @@ public final class MigrateReceiptFunction: FunctionHandler {
             log.warning("Apple's signed answer was refused (did not verify, decode or apply); not applied", ["originalTransactionId": id, "code": code])
         }
         return migrator
+    }
+
+    /// 429 with `Retry-After` in whole seconds, rounded up (at least 1); exit 75: try later.
+    static func rateLimited(retryAfter: Duration) -> FunctionResponse {
+        let milliseconds = max(retryAfter.wholeMilliseconds, 1)
+        let seconds = (milliseconds + 999) / 1000
+        var error = JSONObjectBuilder()
+        error.add("code", rateLimitedCode)
+        error.add("message", "too many migrations right now: try again in \(seconds) s")
+        var body = JSONObjectBuilder()
+        body.add("error", rawJSON: error.build())
+        return FunctionResponse(status: 429, headers: [("Retry-After", String(seconds))], body: body.build(), exitCode: 75)
     }
 
     /// The user to link to and the appAccountToken to set at Apple: the request's token

@@ -64,6 +64,9 @@ struct LegacyAnswer: Encodable {
 
 struct MigrationAnswer: Encodable {
     var performed: Bool
+    /// Whether the outcome came from the store (an anonymous rerun within 24 h) rather than
+    /// from Apple; absent when nothing was performed.
+    var fromStore: Bool?
     var reason: String?
     var outcome: ReceiptMigrationOutcome?
 }

@@ -31,6 +31,8 @@ struct MigrateReceiptMigrationTests {
             // 2026-06-01T11:00Z: the receipt's last period ended at 10:00; Apple renewed it.
             "STOREKEEPER_NOW": "2026-06-01T11:00:00Z",
             "STORE_URL": "sqlite:" + store,
+            // Several migrations in a row: the shared bucket (default 1 a second) is not under test here.
+            "MIGRATE_REQUESTS_PER_SECOND": "100",
         ]
         environment.merge(extra) { $1 }
         return environment
