@@ -36,9 +36,12 @@ public final class IngestTransactionFunction: FunctionHandler {
             {"outcome": "applied" | "stale" | "duplicate" | "ignored", "userId": "...", "active": true,
              "entitlements": [... as get-entitlements ...]}
               entitlements: the entitlement of this transaction's subscription (none when it grants
-              none, e.g. a consumable), not every one of the user's; active: whether it is active now.
-              The user's whole state is get-entitlements' answer: repeated on every line, a batch of
-              one user's n transactions (NDJSON) would answer n²/2 entitlements.
+              none, e.g. a consumable), not every one of the user's: repeated on every line, a batch
+              of one user's n transactions (NDJSON) would answer n²/2 entitlements. The user's whole
+              state is get-entitlements' answer.
+              active: whether the user (with a userId, given or found by appAccountToken) has any
+              active entitlement now, as before; without a user, whether this subscription is
+              active. In a batch the user's records are read once, on the user's first line.
             rejected signed data: {"error": {"code": "VERIFICATION_FAILURE" | ..., "message"}} exit 65
             """,
         variables: AppStoreSettings.variables
@@ -46,6 +49,10 @@ public final class IngestTransactionFunction: FunctionHandler {
 
     private let verifier: SignedDataVerifier
     private let context: FunctionContext
+    /// The entitlements of each user this process has answered for, by original transaction
+    /// id: read from the store on the user's first line, then kept up to date with each line's
+    /// own record, so `active` stays the user's without reading all of them on every line.
+    private var entitlementsByUser: [String: [String: Entitlement]] = [:]
 
     public init(context: FunctionContext) throws {
         verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters, log: context.log)
@@ -87,7 +94,21 @@ public final class IngestTransactionFunction: FunctionHandler {
         // This transaction's subscription only, as it stands after the event (the record
         // `apply` wrote or found): reading every one of the user's would make a batch quadratic.
         let entitlements = update.record.map { [Entitlement($0, now: now)] } ?? []
-        return try .json(Response(outcome: update.outcome.rawValue, userId: userId,
-                                  active: entitlements.contains { $0.active }, entitlements: entitlements))
+        var active = entitlements.contains { $0.active }
+        if let userId {
+            var known = try entitlementsByUser[userId] ?? userEntitlements(userId, repository: repository, now: now)
+            for entitlement in entitlements { known[entitlement.originalTransactionId] = entitlement }
+            entitlementsByUser[userId] = known
+            active = known.values.contains { $0.active }
+        }
+        return try .json(Response(outcome: update.outcome.rawValue, userId: userId, active: active, entitlements: entitlements))
+    }
+
+    private func userEntitlements(_ userId: String, repository: EntitlementRepository, now: Date) throws -> [String: Entitlement] {
+        var entitlements: [String: Entitlement] = [:]
+        for id in try repository.originalTransactionIds(ofUser: userId) {
+            if let record = try repository.record(id) { entitlements[id] = Entitlement(record, now: now) }
+        }
+        return entitlements
     }
 }

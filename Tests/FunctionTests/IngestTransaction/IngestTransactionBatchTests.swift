@@ -62,6 +62,31 @@ struct IngestTransactionBatchTests {
         return result.stdout.count
     }
 
+    /// `active` stays the user's: a line about an expired subscription of a user who holds an
+    /// active one (in the store before the batch, and from an earlier line) answers true.
+    @Test func activeIsTheUsersNotOnlyThisLines() throws {
+        var environment = Self.environment
+        environment["STORE_URL"] = "sqlite:" + Self.scratchStore()
+        let first = try FunctionBinary(name: "ingest-transaction").run(stdin: try Self.batch(1), environment: environment)
+        #expect(first.exitCode == 0, "\(first.stderrText)")
+        let expiredPayload: [String: Any] = [
+            "transactionId": "3100000000", "originalTransactionId": "3100000000", "bundleId": "com.example.storekeeper",
+            "productId": "com.example.pro.yearly", "type": "Auto-Renewable Subscription",
+            "purchaseDate": Self.now - 40 * 86_400_000, "expiresDate": Self.now - 86_400_000, "signedDate": Self.now - 40 * 86_400_000,
+            "environment": "Sandbox", "inAppOwnershipType": "PURCHASED",
+        ]
+        let signed = try FunctionBinary(name: "simulate-store").run(
+            stdin: try JSONSerialization.data(withJSONObject: ["sign": "transaction", "payload": expiredPayload]),
+            environment: ["SIMULATE_PKI_DIR": "Tests/Fixtures/pki"])
+        let jws = try #require((try JSONSerialization.jsonObject(with: signed.stdout) as? [String: Any])?["signedData"] as? String)
+        let line = try JSONSerialization.data(withJSONObject: ["jwsRepresentation": jws, "userId": "u-batch"])
+        let result = try FunctionBinary(name: "ingest-transaction").run(stdin: line, environment: environment)
+        let answer = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result.stderrText)")
+        let entitlements = try #require(answer["entitlements"] as? [[String: Any]])
+        #expect(entitlements.first?["active"] as? Bool == false)
+        #expect(answer["active"] as? Bool == true, "\(answer)")
+    }
+
     @Test func theAnswerGrowsWithTheBatchNotItsSquare() throws {
         let n = 25
         let small = try Self.ingest(try Self.batch(n), count: n, store: "sqlite:" + Self.scratchStore())
