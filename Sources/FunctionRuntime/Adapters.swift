@@ -26,29 +26,24 @@ public final class Adapters {
         self.openedHTTP = http
     }
 
-    /// The store. A malformed `STORE_URL` is a configuration error (exit 78); a store that
-    /// cannot be reached is a retryable StoreError (exit 75, HTTP 503).
+    /// The store. Throws only `StoreError`, which the runtime answers by its disposition: a
+    /// malformed `STORE_URL` or refused credentials are `.invalidConfiguration` (exit 78); a
+    /// store that cannot be reached or used is retryable (exit 75, HTTP 503).
     public func store() throws -> any KeyValueStore {
         if let openedStore { return openedStore }
-        let location = try StoreLocation(parsing: environment.optional(StoreLocation.variable) ?? StoreLocation.defaultValue)
-        let opened: Result<any KeyValueStore, StoreError>
+        let location: StoreLocation
         do {
-            switch location {
-            case .sqlite(let path): opened = .success(try SQLiteStore(path: path))
-            case .redis(let url): opened = .success(try RedisStore(url: url))
-            }
+            location = try StoreLocation(parsing: environment.optional(StoreLocation.variable) ?? StoreLocation.defaultValue)
         } catch {
-            opened = .failure(error)
+            throw StoreError(.invalidConfiguration, error.message)
         }
-        switch opened {
-        case .success(let store):
-            openedStore = store
-            return store
-        case .failure(let error) where error.kind == .invalidConfiguration:
-            throw FunctionError.configuration("\(StoreLocation.variable): \(error.reason)")
-        case .failure(let error):
-            throw error
+        let store: any KeyValueStore
+        switch location {
+        case .sqlite(let path): store = try SQLiteStore(path: path)
+        case .redis(let url): store = try RedisStore(url: url)
         }
+        openedStore = store
+        return store
     }
 
     /// The HTTP client (libcurl), TLS verification always on.

@@ -5,6 +5,8 @@ extension FunctionError {
     /// field path (`items[0].sku`). Errors a request type throws on purpose pass through.
     static func describing(decodingFailure error: any Error) -> FunctionError {
         if let error = error as? FunctionError { return error }
+        // A store failure is never a bad request, even when it surfaces while decoding.
+        if let error = error as? StoreError { return FunctionError(storeFailure: error) }
         if let error = error as? any CodedError, !error.isRetryable {
             return .badInput(code: error.code, message: error.reason)
         }

@@ -132,6 +132,8 @@ final class RequestLoop<Handler: FunctionHandler> {
             result = .success(try Handler(context: context))
         } catch let error as FunctionError {
             result = .failure(error)
+        } catch let error as StoreError {
+            result = .failure(storeFailure(error))
         } catch let error as any CodedError {
             result = .failure(FunctionError(code: error.code, message: error.reason, kind: error.isRetryable ? .temporary : .configuration))
         } catch {
@@ -184,15 +186,23 @@ final class RequestLoop<Handler: FunctionHandler> {
         return nil
     }
 
-    /// FunctionError keeps its kind; another CodedError is 503 when retryable, else 400;
+    /// FunctionError keeps its kind; a StoreError is never the caller's fault (503, or 78 for
+    /// the store's configuration); another CodedError is 503 when retryable, else 400;
     /// anything else is a bug, answered generically and described only in the log.
     private func map(_ error: any Error) -> FunctionError {
         if let error = error as? FunctionError { return error }
+        if let error = error as? StoreError { return storeFailure(error) }
         if let error = error as? any CodedError {
             return FunctionError(code: error.code, message: error.reason, kind: error.isRetryable ? .temporary : .badInput)
         }
         log.error("unexpected_error", ["error": String(describing: error)])
         return .internalError()
+    }
+
+    /// What broke goes to the log; the answer says only "retry later" or "configuration".
+    private func storeFailure(_ error: StoreError) -> FunctionError {
+        log.error("store_failed", ["code": error.code, "reason": error.reason])
+        return FunctionError(storeFailure: error)
     }
 
     /// Over HTTP a stranger may be asking: a configuration problem is described in the log,

@@ -112,24 +112,19 @@ final class RedisConnection {
         try Self.check(status == REDIS_OK, context, address, "queue a command")
     }
 
-    /// The one place a hiredis failure becomes an error: the library's own `errstr`,
-    /// classified by hiredis' error kind (never by its text).
+    /// The one place a hiredis failure becomes an error: the library's own `errstr` for the
+    /// log, and a kind that does not depend on that text.
     private static func check(_ succeeded: Bool, _ context: UnsafeMutablePointer<redisContext>,
                               _ address: String, _ operation: String) throws(StoreError) {
         guard !succeeded else { return }
         let detail = String(cString: shim_redisErrstr(context))
         let message = "Redis at \(address): \(operation): \(detail.isEmpty ? "hiredis gave no detail" : detail)"
-        switch shim_redisErr(context) {
-        case REDIS_ERR_PROTOCOL:
-            // Something answered that does not speak RESP: retrying the same server will not help.
-            throw StoreError(.failed, message)
-        case REDIS_ERR_OOM:
-            throw StoreError(.failed, message)
-        default:
-            // I/O errors, EOF (connection lost), timeouts (EAGAIN), refused connections and
-            // name resolution: the server may be back in a moment, so the caller retries.
-            throw StoreError(.unavailable, message)
-        }
+        // Every hiredis error kind leaves this connection unusable, and the next call connects
+        // afresh: PROTOCOL (a garbled or non-RESP answer), OOM (this process could not allocate
+        // a reply), IO, EOF (connection lost), timeouts (EAGAIN), refused connections and name
+        // resolution. None is the caller's fault and the server may be fine in a moment, so
+        // each is retryable; the message (hiredis' errstr) says which it was.
+        throw StoreError(.unavailable, message)
     }
 
     /// A NULL reply means the context failed; otherwise the caller now owns the reply.

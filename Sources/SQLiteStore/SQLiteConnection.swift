@@ -75,13 +75,29 @@ final class SQLiteConnection {
         }
     }
 
-    /// Busy, locked, I/O and cannot-open are conditions that go away (another process's
-    /// transaction ends, the disk comes back): retryable. Everything else breaks the contract.
+    /// Classifies by the primary result code (the low byte of an extended code), never by
+    /// SQLite's message. No code is the caller's fault: bound values are capped far below
+    /// SQLITE_MAX_LENGTH by the request limits (so TOOBIG, like CONSTRAINT, MISMATCH, RANGE
+    /// and MISUSE, can only be this adapter's own bug or a file from another program), and
+    /// each of those is answered "retry later" too, since nothing the caller sent was wrong.
     static func kind(of code: Int32) -> StoreError.Kind {
         switch code & 0xFF {
-        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_CANTOPEN:
+        case SQLITE_FULL:
+            return .full
+        case SQLITE_READONLY, SQLITE_PERM:
+            // READONLY: a read-only file or mount (or its -shm / -wal); PERM: the file system
+            // refused access. Either way writes stop until an operator changes the mount.
+            return .readOnly
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            return .corrupt
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_NOMEM, SQLITE_PROTOCOL,
+             SQLITE_INTERRUPT, SQLITE_SCHEMA, SQLITE_ABORT:
+            // Conditions that go away: another process's transaction ends, the disk or memory
+            // comes back, a lock race or a schema change is over.
             return .unavailable
         default:
+            // ERROR, INTERNAL, CONSTRAINT, TOOBIG, MISMATCH, MISUSE, RANGE, ...: a statement
+            // broke the adapter's contract.
             return .failed
         }
     }

@@ -185,6 +185,50 @@ struct RedisStoreTests {
         #expect(ContinuousClock.now - started < .milliseconds(500))
     }
 
+    /// maxmemory reached with eviction off (as DESIGN.md asks): `-OOM command not allowed`.
+    @Test func aFullServerIsFullAndRetryable() throws {
+        let server = try RedisTestServer.start(arguments: ["--maxmemory", "4mb", "--maxmemory-policy", "noeviction"])
+        defer { server.stop() }
+        let store = try RedisStore(url: server.url())
+        let value = [UInt8](repeating: 1, count: 256 << 10)
+        var refusal: StoreError?
+        // 4 MB fills within a few dozen writes; the bound only keeps a broken server from looping.
+        for index in 0..<400 where refusal == nil {
+            do { try store.set("big\(index)", value, expiresIn: nil) } catch { refusal = error }
+        }
+        #expect(refusal?.kind == .full && refusal?.disposition == .retryLater, "\(String(describing: refusal))")
+        // Reads still work, and room again means writes again.
+        #expect(try store.get("big0")?.bytes == value)
+        try store.delete("big0")
+        try store.delete("big1")
+        try store.set("small", [1], expiresIn: nil)
+    }
+
+    /// A replica (STORE_URL pointing at the wrong node after a failover) refuses writes.
+    @Test func aReplicaIsReadOnlyAndRetryable() throws {
+        let server = try RedisTestServer.start()
+        defer { server.stop() }
+        let store = try RedisStore(url: server.url())
+        try store.set("k", [1], expiresIn: nil)
+        // A primary that does not exist: the server turns replica and stays read-only.
+        _ = try store.run(["REPLICAOF", "127.0.0.1", String(try RedisTestServer.freePort())], "test")
+        let error = #expect(throws: StoreError.self) { try store.set("k", [2], expiresIn: nil) }
+        #expect(error?.kind == .readOnly && error?.disposition == .retryLater, "\(String(describing: error))")
+    }
+
+    /// By the error reply's first word, never by its text.
+    @Test(arguments: [
+        ("OOM", StoreError.Kind.full), ("READONLY", .readOnly), ("LOADING", .unavailable), ("BUSY", .unavailable),
+        ("MASTERDOWN", .unavailable), ("TRYAGAIN", .unavailable), ("CLUSTERDOWN", .unavailable),
+        ("MISCONF", .unavailable), ("NOAUTH", .invalidConfiguration), ("WRONGPASS", .invalidConfiguration),
+        ("NOPERM", .invalidConfiguration), ("WRONGTYPE", .failed), ("ERR", .failed),
+    ] as [(String, StoreError.Kind)])
+    func serverErrorsAreClassifiedByTheirCode(_ code: String, _ kind: StoreError.Kind) {
+        let error = StoreError.fromServer("\(code) something went wrong", code: Substring(code), during: "test")
+        #expect(error.kind == kind)
+        #expect(error.disposition == (kind == .invalidConfiguration ? .configuration : .retryLater))
+    }
+
     @Test func aServerStoppedBetweenCallsIsUnavailableThenComesBack() throws {
         let server = try RedisTestServer.start()
         defer { server.stop() }

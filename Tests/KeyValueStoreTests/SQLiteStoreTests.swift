@@ -1,5 +1,5 @@
 import Foundation
-import SQLiteStore
+@testable import SQLiteStore
 import StorekeeperCore
 import Testing
 
@@ -70,12 +70,47 @@ import Testing
         #expect(throws: StoreError(.invalidConfiguration, "")) { try SQLiteStore(path: "") }
     }
 
-    @Test func aFileThatIsNotADatabaseFails() throws {
+    @Test func aFileThatIsNotADatabaseIsCorruptAndRetryable() throws {
         let path = try TestDirectory.newFolder() + "/not-a-database.db"
         try Data(repeating: UInt8(ascii: "x"), count: 4_096).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
-        #expect(error?.kind == .failed)
+        #expect(error?.kind == .corrupt)
+        #expect(error?.disposition == .retryLater && error?.isStoreFault == true)
         #expect(error?.reason.contains("not a database") == true, "\(String(describing: error))")
+    }
+
+    /// By the primary result code (the low byte), extended codes included; never by text.
+    @Test(arguments: [
+        (13, StoreError.Kind.full),            // SQLITE_FULL
+        (8, .readOnly),                        // SQLITE_READONLY
+        (8 | (4 << 8), .readOnly),             // SQLITE_READONLY_DBMOVED
+        (3, .readOnly),                        // SQLITE_PERM
+        (11, .corrupt),                        // SQLITE_CORRUPT
+        (11 | (1 << 8), .corrupt),             // SQLITE_CORRUPT_VTAB
+        (26, .corrupt),                        // SQLITE_NOTADB
+        (5, .unavailable),                     // SQLITE_BUSY
+        (5 | (2 << 8), .unavailable),          // SQLITE_BUSY_SNAPSHOT
+        (6, .unavailable),                     // SQLITE_LOCKED
+        (10 | (3 << 8), .unavailable),         // SQLITE_IOERR_WRITE
+        (14, .unavailable),                    // SQLITE_CANTOPEN
+        (7, .unavailable),                     // SQLITE_NOMEM
+        (1, .failed),                          // SQLITE_ERROR
+        (18, .failed),                         // SQLITE_TOOBIG
+        (19 | (5 << 8), .failed),              // SQLITE_CONSTRAINT_NOTNULL
+        (21, .failed),                         // SQLITE_MISUSE
+    ] as [(Int32, StoreError.Kind)])
+    func resultCodesAreClassifiedByTheirPrimaryCode(_ code: Int32, _ kind: StoreError.Kind) {
+        #expect(SQLiteConnection.kind(of: code) == kind)
+        // None of them is the caller's fault: every one is "retry later", none configuration.
+        #expect(StoreError(SQLiteConnection.kind(of: code), "").disposition == .retryLater)
+    }
+
+    @Test func aDamagedDatabaseIsCorruptAndRetryable() throws {
+        let path = TestDirectory.newPath("store.db")
+        try DamagedDatabase.make(at: path)
+        let store = try SQLiteStore(path: path)
+        let error = #expect(throws: StoreError.self) { try store.get("filler-1") }
+        #expect(error?.kind == .corrupt && error?.isRetryable == true, "\(String(describing: error))")
     }
 
     @Test func aPathThatCannotBeOpenedIsUnavailable() throws {
@@ -172,5 +207,7 @@ import Testing
         shell.waitUntilExit()
         let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
         #expect(error?.kind == .failed)
+        // A newer build's file: retried (the rollout finishes), never a caller's mistake.
+        #expect(error?.disposition == .retryLater)
     }
 }

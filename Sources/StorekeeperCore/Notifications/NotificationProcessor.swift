@@ -34,7 +34,8 @@ public final class NotificationProcessor {
     }
 
     /// Works until the queue is empty or `budget` has passed. `onFailure` sees each failure
-    /// (for the log); the run itself only throws when the store cannot be used at all.
+    /// (for the log); the run itself only throws when the store cannot be used at all (a
+    /// `StoreError` whose `isStoreFault` is set), so the worker exits 75 and retries later.
     public func run(budget: Duration, onFailure: (String, any Error) -> Void = { _, _ in }) throws(StoreError) -> Report {
         var report = Report()
         let deadline = ContinuousClock.now.advanced(by: budget)
@@ -50,7 +51,10 @@ public final class NotificationProcessor {
                 case .ignored: report.ignored += 1
                 }
                 try store.acknowledge(claimed)
-            } catch let error as StoreError where error.kind == .unavailable {
+            } catch let error as StoreError where error.isStoreFault {
+                // Down, full, read-only or damaged: every job would fail the same way, and
+                // counting each as failed would spend its attempts and dead-letter work that is
+                // fine. Stop; the lease runs out and the next run takes the job again.
                 throw error
             } catch {
                 report.failed += 1

@@ -26,8 +26,10 @@ public final class ProcessNotificationsFunction: FunctionHandler {
               stale: older than what was already applied; duplicate: applied before;
               ignored: TEST, unknown types, consumables; failed: given back with backoff;
               remaining: still queued when the budget ran out
-            exit 75 when the store cannot be reached (nothing is lost: leases expire and the
-            next run picks the work up)
+            exit 75 {"error": {"code": "store_unavailable", ...}} when the store cannot be used
+              (down, full, read-only, damaged): the run stops without spending any notification's
+              attempts; nothing is lost, leases expire and the next run picks the work up
+            exit 78 when STORE_URL is malformed or the store refuses its credentials
             """,
         variables: [
             EnvironmentVariableHelp(name: StoreLocation.variable, required: false,

@@ -31,7 +31,10 @@ public final class ReceiveNotificationFunction: FunctionHandler {
                  Only Apple-signed data is taken: Xcode and LocalTesting data (unsigned) is refused
                  whatever APPSTORE_ENVIRONMENT lists, since Apple never sends it to a server.
             503 {"error": {"code": "store_unavailable" | "RETRYABLE_VERIFICATION_FAILURE", ...}}   exit 75:
-                 Apple retries, nothing is lost
+                 Apple retries, nothing is lost; store_unavailable for any store failure (down,
+                 full, read-only, damaged), with what failed in the log only
+            500 {"error": {"code": "configuration_error", ...}}   exit 78: STORE_URL is malformed or
+                 the store refuses its credentials (Apple retries this too)
             """,
         variables: AppStoreSettings.variables
     )
