@@ -89,6 +89,7 @@ cleanup() {
   stop_ocsp
   [ -f "$redis_dir/redis.pid" ] && kill "$(cat "$redis_dir/redis.pid")" 2>/dev/null || true
   infra/gateway/gateway.sh stop "$out/gateway" 2>/dev/null || true
+  [ -z "${slow_pid:-}" ] || kill "$slow_pid" 2>/dev/null || true
   rm -rf "$redis_dir"
 }
 trap cleanup EXIT
@@ -158,6 +159,36 @@ for url in "$sqlite_url" "$redis_url"; do
   done
 done
 echo "  targets: webhook >= 200 requests/s with p99 < 50 ms; worker >= 2,000 notifications/s on Redis"
+
+# Slow clients (issue "Hardening"): 300 connections trickling a body a byte a second, held
+# while webhook deliveries are timed one after another (curl, a fresh connection each); then
+# the trickle stops and the server is to close them all after its read idle timeout.
+SLOW=${SLOW:-300}
+DELIVERIES=${DELIVERIES:-20}
+echo "== webhook through lighttpd while $SLOW slow clients trickle a body (SQLite, $DELIVERIES deliveries) =="
+rm -f "$out"/bench-store.db* "$out/slow-stop"
+STORE_URL=$sqlite_url APPSTORE_ONLINE_CHECKS=off infra/gateway/gateway.sh start "$BIN" 18580 "$out/gateway"
+python3 Tests/Support/http/slow_clients.py --port 18580 --count "$SLOW" --interval 1 --stop-file "$out/slow-stop" \
+  --hold-at-most 300 --wait-closed 30 > "$out/slow-clients.ndjson" 2>/dev/null &
+slow_pid=$!
+for _ in $(seq 1 600); do grep -q '"open"' "$out/slow-clients.ndjson" 2>/dev/null && break; sleep 0.1; done
+head -n "$DELIVERIES" "$out/notifications.ndjson" | while read -r body; do
+  curl -s -o /dev/null -m 30 -w '%{time_total} %{http_code}\n' -H 'Content-Type: application/json' \
+    --data-binary @- http://127.0.0.1:18580/appstore/notifications <<<"$body" || true
+done > "$out/slow-webhook.txt"
+touch "$out/slow-stop"
+wait "$slow_pid" || true
+slow_pid=
+infra/gateway/gateway.sh stop "$out/gateway"
+sort -n "$out/slow-webhook.txt" | awk -v slow="$SLOW" -v closed="$(field closedAfterSilence < "$out/slow-clients.ndjson")" \
+    -v held="$(field opened < "$out/slow-clients.ndjson" | head -1)" -v quiet="$(field secondsToLastClose < "$out/slow-clients.ndjson")" '
+  { t[NR] = $1; if ($2 != 200) bad++ }
+  END {
+    median = t[int((NR + 1) / 2)]; worst = t[NR]
+    printf "  sqlite   webhook answer time   median %.3f s   max %.3f s   non-200 %d   (%s of %d slow connections held)\n", median, worst, bad, held, slow
+    printf "  sqlite   slow connections closed by the server once quiet: %s of %s, the last after %s s\n", (closed == "" ? 0 : closed), held, (quiet == "" ? "-" : quiet)
+    printf "  target: webhook answered in under 2 s while they are held   %s\n", (NR > 0 && worst < 2 && bad == 0 ? "met" : "MISSED")
+  }'
 
 # ---------------------------------------------------------------------------------------
 # The request-path functions of the later issues, each a process per request on the SQLite

@@ -4,9 +4,10 @@ import StorekeeperCore
 import TestSupport
 
 /// lighttpd serving the built function binaries as CGI on a free loopback port, configured by
-/// the deployment's own `infra/gateway/render-config.sh` (routes from function.json, the
-/// environment passed through). What `infra/gateway/gateway.sh start` does, but the server is
-/// a SpawnedProcess of the test: killed with SIGKILL and reaped when the test ends.
+/// the deployment's own `infra/gateway/render-config.sh` (exact routes from function.json,
+/// the environment passed through lighttpd's own). What `infra/gateway/gateway.sh start`
+/// does, but the server is a SpawnedProcess of the test: killed with SIGKILL and reaped when
+/// the test ends.
 final class Gateway: @unchecked Sendable {
     /// LIGHTTPD when set (and then exactly that one), else the usual places.
     static let executable: String? = {
@@ -49,8 +50,12 @@ final class Gateway: @unchecked Sendable {
             let state = try E2E.scratchFolder("gateway")
             do {
                 let config = try render(port: port, state: state, environment: environment)
+                // The configuration names the variables (env.NAME); lighttpd reads their
+                // values from its own environment, as gateway.sh starts it.
+                var serverEnvironment = environment
+                serverEnvironment["PATH"] = environment["PATH"] ?? "/usr/bin:/bin"
                 let process = try SpawnedProcess.spawn(
-                    executable, ["-D", "-f", config.path], environment: ["PATH": environment["PATH"] ?? "/usr/bin:/bin"],
+                    executable, ["-D", "-f", config.path], environment: serverEnvironment,
                     directory: FunctionBinary.repositoryRoot.path,
                     stdout: state.appendingPathComponent("functions.log").path,
                     stderr: state.appendingPathComponent("functions.log").path)
