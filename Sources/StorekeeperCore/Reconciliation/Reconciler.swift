@@ -143,6 +143,10 @@ public final class Reconciler {
             } catch let error as VerificationError {
                 failed = true
                 report.count(failure: error.code)
+            } catch let error as StoreError where error.isStoreFault {
+                // The store itself failed, not this subscriber's record: stop the run as the
+                // outage it is (503 / exit 75); the cursor stays before this subscriber.
+                throw error
             } catch let error as StoreError {
                 failed = true
                 report.count(failure: error.code)

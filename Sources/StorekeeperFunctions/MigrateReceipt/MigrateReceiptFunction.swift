@@ -296,7 +296,8 @@ public final class MigrateReceiptFunction: FunctionHandler {
         // Every call for this route draws on the migrations' bucket, whoever the caller: a
         // session is anybody who signed in with Apple, and one budget is simpler to reason about.
         let gate = MigrationRateLimitGate(limiter: SharedRateLimiter(
-            store: try context.adapters.store(), key: StoreKeys.receiptMigrationRateLimit, requestsPerSecond: requestsPerSecond))
+            store: try context.adapters.store(), key: StoreKeys.receiptMigrationRateLimit, requestsPerSecond: requestsPerSecond),
+            log: context.log)
         let client = try api.makeClient(context: context, gate: gate)
         let migrator = AppStoreReceiptMigrator(
             client: client, verifier: verification.makeVerifier(adapters: context.adapters, log: context.log),

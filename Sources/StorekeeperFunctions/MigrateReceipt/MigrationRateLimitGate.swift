@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FunctionRuntime
 import StorekeeperCore
 
 /// migrate-receipt's calls to Apple under the public route's own shared bucket
@@ -25,8 +26,11 @@ final class MigrationRateLimitGate: AppStoreAPIRequestGate {
     /// (a few history pages, the statuses, a token or two), few enough to bound one receipt.
     static let credit: Double = 16
 
-    init(limiter: SharedRateLimiter) {
+    private let log: Logger?
+
+    init(limiter: SharedRateLimiter, log: Logger? = nil) {
         self.limiter = limiter
+        self.log = log
     }
 
     func willSend(_ attempt: AppStoreAPIAttempt) throws(AppStoreAPIError) {
@@ -35,8 +39,7 @@ final class MigrationRateLimitGate: AppStoreAPIRequestGate {
             decision = try limiter.tryAcquire(now: wallClock.now(), credit: sent == 0 ? 0 : Self.credit)
         } catch {
             // Our store's outage, not the caller's fault nor Apple's: 503 like every store fault.
-            throw AppStoreAPIError(kind: .invalidRequest, code: SharedRateLimitGate.storeFailureCode,
-                                   reason: "rate limit store: \(error.code): \(error.reason)", isRetryable: true)
+            throw SharedRateLimitGate.storeFailure(error, log: log)
         }
         switch decision {
         case .proceed:

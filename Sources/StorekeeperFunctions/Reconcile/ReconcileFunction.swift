@@ -116,7 +116,7 @@ public final class ReconcileFunction: FunctionHandler {
         let deadline = timing.now() + .milliseconds(Int64(seconds * 1000))
         let gate = SharedRateLimitGate(
             limiter: SharedRateLimiter(store: store, requestsPerSecond: requestsPerSecond),
-            timing: timing, deadline: deadline)
+            timing: timing, deadline: deadline, log: context.log)
         let client = try settings.makeClient(context: context, timing: timing, gate: gate)
         let reconciler = Reconciler(
             store: store, lookup: APIStatusLookup(client: client, sandboxFallback: settings.sandboxFallback),

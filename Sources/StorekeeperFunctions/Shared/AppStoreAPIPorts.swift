@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FunctionRuntime
 import StorekeeperCore
 
 /// The App Store Server API client seen through the ports reconciliation and recovery use:
@@ -100,11 +101,22 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
     /// The shared bucket's store failed: our outage, not Apple's.
     static let storeFailureCode = "RateLimitStoreUnavailable"
 
+    private let log: Logger?
+
     /// `deadline` is on `timing`'s monotonic clock.
-    init(limiter: SharedRateLimiter, timing: any AppStoreAPIRetryTiming, deadline: Duration) {
+    init(limiter: SharedRateLimiter, timing: any AppStoreAPIRetryTiming, deadline: Duration, log: Logger? = nil) {
         self.limiter = limiter
         self.timing = timing
         self.deadline = deadline
+        self.log = log
+    }
+
+    /// The bucket's store failed: a retryable error whose reason names no store, host, path
+    /// or message (answers and reports carry it); the details go to the log.
+    static func storeFailure(_ error: StoreError, log: Logger?) -> AppStoreAPIError {
+        log?.error("store_failed", ["code": error.code, "reason": error.reason, "during": "shared rate limit"])
+        return AppStoreAPIError(kind: .invalidRequest, code: storeFailureCode,
+                                reason: "the store that keeps the shared rate limit is unavailable", isRetryable: true)
     }
 
     func willSend(_ attempt: AppStoreAPIAttempt) throws(AppStoreAPIError) {
@@ -113,8 +125,7 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
             do {
                 decision = try limiter.tryAcquire(now: wallClock.now())
             } catch {
-                throw AppStoreAPIError(kind: .invalidRequest, code: Self.storeFailureCode,
-                                       reason: "rate limit store: \(error.code): \(error.reason)", isRetryable: true)
+                throw Self.storeFailure(error, log: log)
             }
             guard case .wait(let delay) = decision else { return }
             guard timing.now() + delay < deadline else {
