@@ -37,7 +37,11 @@ struct FunctionBinary {
     /// stdin, stdout and stderr are files, not pipes: tests run in parallel in one process,
     /// and a long-lived child started by another test at the same moment (a redis-server)
     /// can inherit a pipe's write end, so reading a pipe to its end might never finish.
-    func run(stdin: Data, environment: [String: String] = [:], arguments: [String] = []) throws -> Result {
+    ///
+    /// `launcher`: an executable and its arguments to run instead, which themselves run this
+    /// binary (a resource limit in front of it, say).
+    func run(stdin: Data, environment: [String: String] = [:], arguments: [String] = [],
+             launcher: (executable: String, arguments: [String])? = nil) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fn-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -49,8 +53,8 @@ struct FunctionBinary {
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
 
         let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
+        process.executableURL = launcher.map { URL(fileURLWithPath: $0.executable) } ?? url
+        process.arguments = launcher?.arguments ?? arguments
         process.currentDirectoryURL = Self.repositoryRoot
         var env = environment
         env["PATH"] = env["PATH"] ?? "/usr/bin:/bin"

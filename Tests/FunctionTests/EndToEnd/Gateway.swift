@@ -117,7 +117,8 @@ final class Gateway: @unchecked Sendable {
         throw SpawnedProcess.Failure("lighttpd did not listen on port \(port) within 10 s")
     }
 
-    private static func accepts(port: Int) -> Bool {
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

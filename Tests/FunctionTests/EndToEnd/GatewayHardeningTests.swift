@@ -116,8 +116,8 @@ extension EndToEnd {
             #expect(stopped == .exited(0), "gateway.sh stop: \(stopped)")
             #expect(!FileManager.default.fileExists(atPath: config.path), "lighttpd.conf stays after stop")
             let deadline = Date().addingTimeInterval(20)
-            while Self.accepts(port: port) && Date() < deadline { usleep(50_000) }
-            #expect(!Self.accepts(port: port), "lighttpd still listens after stop")
+            while Gateway.accepts(port: port) && Date() < deadline { usleep(50_000) }
+            #expect(!Gateway.accepts(port: port), "lighttpd still listens after stop")
         }
 
         // MARK: helpers
@@ -144,21 +144,6 @@ extension EndToEnd {
 
         static func permissions(_ url: URL) throws -> Int {
             try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? 0o777
-        }
-
-        static func accepts(port: Int) -> Bool {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard descriptor >= 0 else { return false }
-            defer { close(descriptor) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
         }
     }
 }

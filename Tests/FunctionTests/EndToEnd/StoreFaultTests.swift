@@ -291,39 +291,9 @@ struct Scene {
         }
         // SIGXFSZ ignored (an ignored signal stays ignored across exec), so a write past the
         // limit fails with EFBIG instead of killing the function.
-        return try launch("/bin/sh", ["-c", #"trap '' XFSZ; exec "$0" --fsize="$1" -- "$2""#, prlimit, String(bytes),
-                                      FunctionBinary(name: function).url.path], stdin: stdin, environment: environment)
-    }
-
-    /// `FunctionBinary.run` for a launcher in front of the binary: stdin, stdout and stderr
-    /// are files (see there why), the working directory is the repository root.
-    private static func launch(_ executable: String, _ arguments: [String], stdin: Data,
-                               environment: [String: String]) throws -> FunctionBinary.Result {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fn-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let (inputURL, outputURL, errorURL) = (scratch.appendingPathComponent("stdin"), scratch.appendingPathComponent("stdout"),
-                                               scratch.appendingPathComponent("stderr"))
-        try stdin.write(to: inputURL)
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = FunctionBinary.repositoryRoot
-        process.environment = environment
-        let (input, output, errors) = (try FileHandle(forReadingFrom: inputURL), try FileHandle(forWritingTo: outputURL),
-                                       try FileHandle(forWritingTo: errorURL))
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        try? input.close()
-        try? output.close()
-        try? errors.close()
-        process.waitUntilExit()
-        return FunctionBinary.Result(stdout: try Data(contentsOf: outputURL), stderr: try Data(contentsOf: errorURL),
-                                     exitCode: process.terminationStatus)
+        let binary = FunctionBinary(name: function)
+        return try binary.run(stdin: stdin, environment: environment, launcher: (
+            "/bin/sh", ["-c", #"trap '' XFSZ; exec "$0" --fsize="$1" -- "$2""#, prlimit, String(bytes), binary.url.path]))
     }
 
     // MARK: What an answer may say
