@@ -103,18 +103,22 @@ final class Gateway: @unchecked Sendable {
         return config
     }
 
+    /// Until our lighttpd holds the listening socket and accepts on it: a connection alone
+    /// could reach someone else's server that took the port first (other test processes on
+    /// the machine pick free ports too). 30 s bounds a server that never comes up, not how
+    /// fast one starts.
     private func waitUntilListening() throws {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let ended = process.poll() {
                 let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
                 throw SpawnedProcess.Failure("lighttpd ended (\(ended)) at start on port \(port): \(log)")
             }
-            if Self.accepts(port: port) { return }
+            if process.listens(onPort: port), Self.accepts(port: port) { return }
             usleep(10_000)
         }
         process.killAndWait()
-        throw SpawnedProcess.Failure("lighttpd did not listen on port \(port) within 10 s")
+        throw SpawnedProcess.Failure("lighttpd did not listen on port \(port) within 30 s")
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.

@@ -14,9 +14,19 @@ extension EndToEnd {
         static let notificationsEach = 10
         /// Short, so killed work comes back within the test (the default is 30 s).
         static let leaseSeconds = 1.0
+        /// Kills to aim for; the loop also ends when the queue is empty, whichever comes first.
         static let targetKills = 30
+        /// Kills that must land mid-work whatever the machine's speed. A kill is decided by
+        /// progress (after at most 12 acknowledgements) and lands a few store round trips
+        /// later, so each takes at most about 15 of the 300 jobs, and every worker is killed
+        /// until fewer jobs are ready than one kill takes: about 17 kills at the very least on
+        /// any machine, 20-30 as a rule. 10 leaves room and still proves the point.
+        static let leastMidWorkKills = 10
+        /// Worker runs before the loop gives up: far more than the queue can take (each run
+        /// acknowledges work or waits out leases), so reaching it means the worker is stuck.
+        static let maximumRuns = 1_000
 
-        @Test("300 notifications for 30 subscriptions, 30 SIGKILLs of the worker, then one clean run",
+        @Test("300 notifications for 30 subscriptions, up to 30 SIGKILLs of the worker, then one clean run",
               arguments: Backend.allCases)
         func killedWorker(_ backend: Backend) throws {
             let store = try TestStore(backend)
@@ -41,13 +51,18 @@ extension EndToEnd {
             #expect(try store.pendingJobs() == notifications.count)
 
             let kills = try Self.killRepeatedly(environment: environment, store: store, using: &generator)
-            // The kills landed, and in the middle of the work (a kill of an idle worker proves nothing).
-            #expect(kills.killed == Self.targetKills && kills.midWork >= Self.targetKills * 2 / 3, "\(kills)")
+            // Kills landed in the middle of the work (a kill of an idle worker proves nothing).
+            // How many depends on the machine's speed; that enough do does not (see
+            // leastMidWorkKills), so that is what is asserted.
+            #expect(!kills.stuck, "\(kills)")
+            #expect(kills.midWork >= Self.leastMidWorkKills, "\(kills)")
 
             // Whatever a killed worker held comes back once its lease ends; then one clean run
             // handles every job left, each exactly once: applied, or found duplicate (a killed
             // worker had applied it but not acknowledged it) or stale (newer facts are in).
-            Thread.sleep(forTimeInterval: Self.leaseSeconds + 0.3)
+            // A lease is a time by definition (the store compares its clock with the lease's
+            // end), so waiting for the clock to pass the last lease is waiting for the condition.
+            Self.waitUntil(kills.lastKill.addingTimeInterval(Self.leaseSeconds + 0.3))
             let left = try store.pendingJobs()
             let final = try Binaries.process(environment: environment)
             let report = try #require(final.report, "\(final)")
@@ -84,18 +99,30 @@ extension EndToEnd {
             var midWork = 0
             /// Ended on their own before the kill (nothing ready: the rest was leased).
             var finished = 0
-            var description: String { "\(runs) worker runs, \(killed) SIGKILLed (\(midWork) mid-work), \(finished) ended on their own" }
+            /// When the last kill landed (the last lease a killed worker may hold began before).
+            var lastKill = Date()
+            /// The loop gave up: the worker stopped making progress.
+            var stuck = false
+            var description: String {
+                "\(runs) worker runs, \(killed) SIGKILLed (\(midWork) mid-work), \(finished) ended on their own\(stuck ? ", STUCK" : "")"
+            }
+        }
+
+        /// Sleeps until `moment` has passed (at once when it has).
+        static func waitUntil(_ moment: Date) {
+            while Date() < moment { usleep(20_000) }
         }
 
         /// Starts the worker and SIGKILLs it at a random point, again and again, until
-        /// `targetKills` kills have landed (or the queue is empty).
+        /// `targetKills` kills have landed or the queue is empty.
         ///
-        /// The point is chosen by progress, not by the clock: a debug-built worker starts in
-        /// about 10 ms and then applies two to three notifications a millisecond, so fixed
-        /// delays of 5-200 ms would let the first run finish everything. Instead the test
-        /// waits until the worker has acknowledged a random 1 to 12 notifications, then a
-        /// random 0-2 ms more, and kills it wherever it is; one kill in 13 lands in the first
-        /// 1-10 ms instead (start-up, the first claim).
+        /// The point is chosen by progress, not by the clock, so it means the same on a fast
+        /// machine and a slow or loaded one: the test waits until the worker has acknowledged a
+        /// random 1 to 12 notifications, then reads the store a random 0 to 6 times more (each
+        /// read a round trip to the store the worker is using, so about as long as one step of
+        /// the worker's claim, apply, acknowledge), and kills it wherever it is. One kill in 13
+        /// lands in the first 1-10 ms instead (start-up, the first claim); where that is does
+        /// not matter to what is asserted.
         static func killRepeatedly(environment: [String: String], store: TestStore,
                                    using generator: inout SeededGenerator) throws -> Kills {
             let folder = try E2E.scratchFolder("worker")
@@ -105,33 +132,48 @@ extension EndToEnd {
             let binary = FunctionBinary.binDirectory.appendingPathComponent("process-notifications").path
             let probe = try store.open()
             var kills = Kills()
-            let deadline = Date().addingTimeInterval(40)
-            while kills.killed < targetKills, Date() < deadline {
+            while kills.killed < targetKills {
                 let before = try probe.pendingCount(in: StoreKeys.notificationQueue)
                 guard before > 0 else { break }
+                guard kills.runs < maximumRuns else {
+                    kills.stuck = true
+                    return kills
+                }
                 kills.runs += 1
                 let output = folder.appendingPathComponent("run-\(kills.runs).out")
                 let worker = try SpawnedProcess.spawn(
                     binary, [], environment: environment, directory: FunctionBinary.repositoryRoot.path,
                     stdin: request.path, stdout: output.path, stderr: folder.appendingPathComponent("worker.log").path)
                 let acknowledgements = Int.random(in: 0...12, using: &generator)
-                let pause = acknowledgements == 0 ? UInt32.random(in: 1_000...10_000, using: &generator)
-                                                  : UInt32.random(in: 0...2_000, using: &generator)
+                let extraReads = Int.random(in: 0...6, using: &generator)
+                let startUp = UInt32.random(in: 1_000...10_000, using: &generator)
                 do {
-                    let limit = Date().addingTimeInterval(5)
-                    while acknowledgements > 0, worker.poll() == nil, Date() < limit,
-                          try probe.pendingCount(in: StoreKeys.notificationQueue) > before - acknowledgements {
-                        usleep(200)
+                    if acknowledgements == 0 {
+                        usleep(startUp)
+                    } else {
+                        // Not a limit on speed: a worker that neither acknowledges nor ends
+                        // for a minute is hung, and the test says so instead of hanging too.
+                        let hung = Date().addingTimeInterval(60)
+                        while worker.poll() == nil,
+                              try probe.pendingCount(in: StoreKeys.notificationQueue) > before - acknowledgements {
+                            guard Date() < hung else {
+                                kills.stuck = true
+                                worker.killAndWait()
+                                return kills
+                            }
+                            usleep(200)
+                        }
+                        for _ in 0..<extraReads { _ = try probe.pendingCount(in: StoreKeys.notificationQueue) }
                     }
                 } catch {
                     worker.killAndWait()
                     throw error
                 }
-                usleep(pause)
                 let ended = worker.killAndWait()
                 switch ended {
                 case .signaled(SIGKILL):
                     kills.killed += 1
+                    kills.lastKill = Date()
                     let after = try probe.pendingCount(in: StoreKeys.notificationQueue)
                     if after < before && after > 0 { kills.midWork += 1 }
                 case .exited(0):
@@ -140,7 +182,8 @@ extension EndToEnd {
                     let report = try JSONDecoder().decode(NotificationProcessor.Report.self, from: text)
                     #expect(report.failed == 0 && report.deadLettered == 0, "\(report)")
                     if report.remaining == 0 { return kills }
-                    // Only leased work is left: it comes back when the killed workers' leases end.
+                    // Only leased work is left: it comes back when the killed workers' leases
+                    // end. Poll for that rather than start a worker a millisecond.
                     usleep(100_000)
                 default:
                     let log = (try? String(contentsOf: folder.appendingPathComponent("worker.log"), encoding: .utf8)) ?? ""

@@ -182,21 +182,24 @@ public final class RedisTestServer: @unchecked Sendable {
         }
     }
 
-    /// Polls with a raw PING until the server answers (NOAUTH counts: it is up), for at most 10 s.
+    /// Polls with a raw PING until the server answers (NOAUTH counts: it is up), for at most
+    /// 30 s (a bound for a server that never comes up, not for how fast it starts). Only
+    /// once our child holds the listening socket: before that a PONG may come from someone
+    /// else's server that took the port first, while ours is still failing to bind.
     private func waitForPing(_ child: SpawnedProcess) throws {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let ended = child.poll() {
                 lock.withLock { process = nil }
                 throw Failure("redis-server ended (\(ended)) at start on port \(port):\n\(log)")
             }
-            if let answer = Self.rawCommand("PING\r\n", port: port),
+            if child.listens(onPort: port), let answer = Self.rawCommand("PING\r\n", port: port),
                answer.hasPrefix("+PONG") || answer.hasPrefix("-NOAUTH") {
                 return
             }
             usleep(10_000)
         }
-        throw Failure("redis-server did not answer PING on port \(port) within 10 s:\n\(log)")
+        throw Failure("redis-server did not answer PING on port \(port) within 30 s:\n\(log)")
     }
 
     /// Sends raw RESP text and returns the first answer; nil when nothing answers.

@@ -118,6 +118,31 @@ public final class SpawnedProcess: @unchecked Sendable {
         return poll()
     }
 
+    /// Whether this process itself holds a TCP socket listening on `port` (IPv4), read from
+    /// /proc. Unlike "something accepts on the port", this cannot be fooled by another
+    /// program's server that took the port between probing it free and our child binding it
+    /// (other test processes on the machine pick free ports too).
+    public func listens(onPort port: Int) -> Bool {
+        guard poll() == nil else { return false }
+        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        let portHex = String(format: ":%04X", port)
+        var inodes: Set<String> = []
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            // sl, local_address, rem_address, st (0A is LISTEN), ..., inode (the tenth field).
+            guard fields.count > 9, fields[1].hasSuffix(portHex), fields[3] == "0A" else { continue }
+            inodes.insert(String(fields[9]))
+        }
+        guard !inodes.isEmpty else { return false }
+        let folder = "/proc/\(processIdentifier)/fd"
+        for descriptor in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(descriptor)"),
+                  target.hasPrefix("socket:[") else { continue }
+            if inodes.contains(String(target.dropFirst("socket:[".count).dropLast())) { return true }
+        }
+        return false
+    }
+
     /// SIGKILL, then reaps it: when this returns the process is gone.
     @discardableResult
     public func killAndWait() -> Termination {
