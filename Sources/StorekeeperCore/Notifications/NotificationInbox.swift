@@ -33,7 +33,10 @@ public final class NotificationInbox {
     private let verifier: SignedDataVerifier
     private let store: () throws -> any KeyValueStore
 
-    /// `store` is opened only once a notification has verified: bad input never pays for it.
+    /// Nothing is written to `store` for a notification before it has verified. Verification
+    /// itself may open the store, to read (and remember) proven chains in the chain cache,
+    /// which takes a store failure for a cache miss: so a store outage answers 503 only once
+    /// the notification is known to be Apple's.
     public init(verifier: SignedDataVerifier, store: @escaping () throws -> any KeyValueStore) {
         self.verifier = verifier
         self.store = store
