@@ -5,90 +5,26 @@ import StorekeeperCore
 /// One `app-store-api` request turned into App Store Server API operations: the parameters
 /// checked and typed once, then one operation per page, and the pages merged into one answer.
 struct AppStoreAPICall {
+    /// One operation per page: given the page's cursor (nil for the first page unless the
+    /// caller gave one), the request for that page.
+    typealias Build = (String?) throws(AppStoreAPIError) -> AppStoreAPIOperation
+
     let spec: AppStoreAPIOperationSpec
-    private let build: (String?) throws(AppStoreAPIError) -> AppStoreAPIOperation
+    private let build: Build
     /// The revision or pagination token the caller started from.
     let initialCursor: String?
 
     init(spec: AppStoreAPIOperationSpec, identifiers: [String: String], query: [String: JSONValue],
          body: [String: JSONValue]) throws {
         self.spec = spec
-        let id = { (name: String) in identifiers[name] ?? "" }
-        switch spec.name {
-        case "getTransactionInfo":
-            let transactionId = id("transactionId")
-            build = { _ in .getTransactionInfo(transactionId: transactionId) }
-            initialCursor = nil
-        case "getTransactionHistory":
-            let transactionId = id("transactionId")
-            let request = TransactionHistoryRequest(
-                startDate: try Self.milliseconds(query["startDate"], "startDate"),
-                endDate: try Self.milliseconds(query["endDate"], "endDate"),
-                productIds: try Self.strings(query["productId"], "productId"),
-                productTypes: try Self.strings(query["productType"], "productType"),
-                sort: try Self.strings(query["sort"], "sort")?.first,
-                subscriptionGroupIdentifiers: try Self.strings(query["subscriptionGroupIdentifier"], "subscriptionGroupIdentifier"),
-                inAppOwnershipType: try Self.strings(query["inAppOwnershipType"], "inAppOwnershipType")?.first,
-                revoked: try Self.bool(query["revoked"], "revoked"))
-            build = { revision in .getTransactionHistory(transactionId: transactionId, revision: revision, request: request) }
-            initialCursor = try Self.strings(query["revision"], "revision")?.first
-        case "getAllSubscriptionStatuses":
-            let transactionId = id("transactionId")
-            let status = try Self.strings(query["status"], "status")?.map { text throws -> Int32 in
-                guard let value = Int32(text) else { throw FunctionError.badInput(message: "query.status must be numbers 1 to 5") }
-                return value
-            }
-            build = { _ in .getAllSubscriptionStatuses(transactionId: transactionId, status: status) }
-            initialCursor = nil
-        case "getRefundHistory":
-            let transactionId = id("transactionId")
-            build = { revision in .getRefundHistory(transactionId: transactionId, revision: revision) }
-            initialCursor = try Self.strings(query["revision"], "revision")?.first
-        case "getAppTransactionInfo":
-            let transactionId = id("transactionId")
-            build = { _ in .getAppTransactionInfo(transactionId: transactionId) }
-            initialCursor = nil
-        case "getNotificationHistory":
-            let request: NotificationHistoryRequest = try Self.decodeBody(body)
-            build = { token throws(AppStoreAPIError) in try .getNotificationHistory(paginationToken: token, request: request) }
-            initialCursor = try Self.strings(query["paginationToken"], "paginationToken")?.first
-        case "requestTestNotification":
-            build = { _ in .requestTestNotification() }
-            initialCursor = nil
-        case "getTestNotificationStatus":
-            let token = id("testNotificationToken")
-            build = { _ in .getTestNotificationStatus(testNotificationToken: token) }
-            initialCursor = nil
-        case "lookUpOrderId":
-            let orderId = id("orderId")
-            build = { _ in .lookUpOrderId(orderId: orderId) }
-            initialCursor = nil
-        case "extendSubscriptionRenewalDate":
-            let originalTransactionId = id("originalTransactionId")
-            let request: ExtendRenewalDateRequest = try Self.decodeBody(body)
-            build = { _ throws(AppStoreAPIError) in try .extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request: request) }
-            initialCursor = nil
-        case "extendRenewalDateForAllActiveSubscribers":
-            let request: MassExtendRenewalDateRequest = try Self.decodeBody(body)
-            build = { _ throws(AppStoreAPIError) in try .extendRenewalDateForAllActiveSubscribers(request: request) }
-            initialCursor = nil
-        case "getStatusOfSubscriptionRenewalDateExtensions":
-            let requestIdentifier = id("requestIdentifier")
-            let productId = id("productId")
-            build = { _ in .getStatusOfSubscriptionRenewalDateExtensions(requestIdentifier: requestIdentifier, productId: productId) }
-            initialCursor = nil
-        case "sendConsumptionInformation":
-            let transactionId = id("transactionId")
-            let request: ConsumptionRequest = try Self.decodeBody(body)
-            build = { _ throws(AppStoreAPIError) in try .sendConsumptionInformation(transactionId: transactionId, request: request) }
-            initialCursor = nil
-        case "setAppAccountToken":
-            let originalTransactionId = id("originalTransactionId")
-            let request: UpdateAppAccountTokenRequest = try Self.decodeBody(body)
-            build = { _ throws(AppStoreAPIError) in try .setAppAccountToken(originalTransactionId: originalTransactionId, request: request) }
-            initialCursor = nil
-        default:
-            throw FunctionError.badInput(code: "unknown_operation", message: "unknown operation \(spec.name)")
+        let parameters = Parameters(identifiers: identifiers, query: query, body: body)
+        // The operation's own parameters are checked before the cursor, so the first bad one
+        // named in the answer stays the same.
+        build = try spec.makeOperation(parameters)
+        switch spec.paging {
+        case .none: initialCursor = nil
+        case .revision: initialCursor = try parameters.strings("revision")?.first
+        case .paginationToken: initialCursor = try parameters.strings("paginationToken")?.first
         }
     }
 
@@ -136,50 +72,62 @@ struct AppStoreAPICall {
 
     // MARK: Parameters
 
-    private static func strings(_ value: JSONValue?, _ name: String) throws -> [String]? {
-        guard let value else { return nil }
-        func one(_ item: JSONValue) throws -> String {
-            switch item {
-            case .string(let text): return text
-            case .number(let number) where number.rounded() == number && abs(number) < 9_007_199_254_740_992:
-                return String(Int64(number))
-            case .bool(let flag): return flag ? "true" : "false"
-            default: throw FunctionError.badInput(message: "query.\(name) must be a string, a number or a list of them")
+    /// The request's identifiers, query and body, already checked against the spec's names;
+    /// read here into the types each operation takes, with one error message per mistake.
+    struct Parameters {
+        let identifiers: [String: String]
+        let query: [String: JSONValue]
+        let body: [String: JSONValue]
+
+        /// A required identifier (its presence is checked before the call is built).
+        func identifier(_ name: String) -> String { identifiers[name] ?? "" }
+
+        /// The query parameter `name` as text: one value or a list, numbers and booleans as written.
+        func strings(_ name: String) throws -> [String]? {
+            guard let value = query[name] else { return nil }
+            func one(_ item: JSONValue) throws -> String {
+                switch item {
+                case .string(let text): return text
+                case .number(let number) where number.rounded() == number && abs(number) < 9_007_199_254_740_992:
+                    return String(Int64(number))
+                case .bool(let flag): return flag ? "true" : "false"
+                default: throw FunctionError.badInput(message: "query.\(name) must be a string, a number or a list of them")
+                }
+            }
+            if case .array(let items) = value { return try items.map(one) }
+            return [try one(value)]
+        }
+
+        func milliseconds(_ name: String) throws -> Int64? {
+            guard let text = try strings(name) else { return nil }
+            guard text.count == 1, let milliseconds = Int64(text[0]), milliseconds >= 0 else {
+                throw FunctionError.badInput(message: "query.\(name) must be milliseconds since 1970")
+            }
+            return milliseconds
+        }
+
+        func bool(_ name: String) throws -> Bool? {
+            guard let text = try strings(name) else { return nil }
+            switch text {
+            case ["true"]: return true
+            case ["false"]: return false
+            default: throw FunctionError.badInput(message: "query.\(name) must be true or false")
             }
         }
-        if case .array(let items) = value { return try items.map(one) }
-        return [try one(value)]
-    }
 
-    private static func milliseconds(_ value: JSONValue?, _ name: String) throws -> Int64? {
-        guard let text = try strings(value, name) else { return nil }
-        guard text.count == 1, let milliseconds = Int64(text[0]), milliseconds >= 0 else {
-            throw FunctionError.badInput(message: "query.\(name) must be milliseconds since 1970")
-        }
-        return milliseconds
-    }
-
-    private static func bool(_ value: JSONValue?, _ name: String) throws -> Bool? {
-        guard let text = try strings(value, name) else { return nil }
-        switch text {
-        case ["true"]: return true
-        case ["false"]: return false
-        default: throw FunctionError.badInput(message: "query.\(name) must be true or false")
-        }
-    }
-
-    private static func decodeBody<T: Decodable>(_ body: [String: JSONValue]) throws -> T {
-        do {
-            let bytes = try JSONEncoder().encode(body)
-            return try JSONDecoder().decode(T.self, from: bytes)
-        } catch let error as DecodingError {
-            var path = ""
-            switch error {
-            case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
-                path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            @unknown default: break
+        func decodeBody<T: Decodable>() throws -> T {
+            do {
+                let bytes = try JSONEncoder().encode(body)
+                return try JSONDecoder().decode(T.self, from: bytes)
+            } catch let error as DecodingError {
+                var path = ""
+                switch error {
+                case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
+                    path = context.codingPath.map(\.stringValue).joined(separator: ".")
+                @unknown default: break
+                }
+                throw FunctionError.badInput(message: "body\(path.isEmpty ? "" : ".\(path)") has the wrong type")
             }
-            throw FunctionError.badInput(message: "body\(path.isEmpty ? "" : ".\(path)") has the wrong type")
         }
     }
 }

@@ -3,7 +3,9 @@ import FoundationEssentials
 /// Every endpoint's method, path, query and body, in one place: the client's typed methods
 /// and the `app-store-api` function both build their requests here.
 extension AppStoreAPIOperation {
-    private static func id(_ value: String) -> String { escape(value) }
+    /// One path segment: RFC 3986 unreserved characters as they are, every other byte `%XX`
+    /// (so a `/` in an identifier cannot reach another endpoint).
+    private static func id(_ value: String) -> String { PercentEncoding.encode(value) }
 
     public static func getTransactionInfo(transactionId: String) -> AppStoreAPIOperation {
         AppStoreAPIOperation(name: "getTransactionInfo", method: "GET",

@@ -20,31 +20,8 @@ public struct AppStoreAPIOperation: Sendable {
         self.isLookupByTransactionId = isLookupByTransactionId
     }
 
-    /// `text` percent-encoded as one path segment or query component (RFC 3986 unreserved
-    /// characters stay as they are).
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
-
     var pathAndQuery: String {
         guard !query.isEmpty else { return path }
-        return path + "?" + query.map { Self.escape($0.0) + "=" + Self.escape($0.1) }.joined(separator: "&")
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        return path + "?" + PercentEncoding.form(query)
     }
 }
