@@ -84,7 +84,7 @@ let package = Package(
         ),
         .target(
             name: "FunctionRuntime",
-            dependencies: ["StorekeeperCore", "OpenSSLCrypto", "SQLiteStore", "RedisStore", "HTTPTransport"]
+            dependencies: ["StorekeeperCore", "SQLiteStore", "RedisStore", "HTTPTransport"]
         ),
         .target(
             name: "StorekeeperFunctions",

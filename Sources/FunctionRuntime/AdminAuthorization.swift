@@ -12,12 +12,7 @@ enum AdminAuthorization {
               zip(bytes, scheme).allSatisfy({ asciiLowercased($0) == $1 }) else { return false }
         var start = scheme.count
         while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
-        return constantTimeEquals(Array(bytes[start...]), Array(token.utf8))
-    }
-
-    /// `ConstantTime.equals`, kept under this name for its callers.
-    static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        ConstantTime.equals(lhs, rhs)
+        return ConstantTime.equals(Array(bytes[start...]), Array(token.utf8))
     }
 
     private static func asciiLowercased(_ byte: UInt8) -> UInt8 {

@@ -1,13 +1,16 @@
 @testable import FunctionRuntime
 import Testing
 
-@Suite("Constant-time token comparison")
+// The byte comparison itself is ConstantTime.equals, tested in StorekeeperCoreTests.
+@Suite("Admin bearer-token check")
 struct AdminAuthorizationTests {
-    @Test func comparesWholeValues() {
-        #expect(AdminAuthorization.constantTimeEquals(Array("abc".utf8), Array("abc".utf8)))
-        #expect(!AdminAuthorization.constantTimeEquals(Array("abc".utf8), Array("abd".utf8)))
-        #expect(!AdminAuthorization.constantTimeEquals(Array("abc".utf8), Array("abcd".utf8)))
-        #expect(!AdminAuthorization.constantTimeEquals([], Array("a".utf8)))
+    @Test func comparesTheWholeToken() {
+        #expect(AdminAuthorization.accepts(header: "Bearer abc", token: "abc"))
+        #expect(AdminAuthorization.accepts(header: "bearer   abc", token: "abc"))
+        #expect(!AdminAuthorization.accepts(header: "Bearer abd", token: "abc"))
+        #expect(!AdminAuthorization.accepts(header: "Bearer abcd", token: "abc"))
+        #expect(!AdminAuthorization.accepts(header: "Bearer ab", token: "abc"))
+        #expect(!AdminAuthorization.accepts(header: "Bearer  ", token: "a"))
     }
 
     @Test func anEmptyConfiguredTokenNeverMatches() {

@@ -164,7 +164,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
         guard receiptData.utf8.count <= Self.maximumReceiptDataLength else {
             throw FunctionError.payloadTooLarge(message: "receiptData is larger than any app receipt")
         }
-        guard let der = Self.base64Decode(receiptData), !der.isEmpty else {
+        guard let der = Base64.decode(receiptData, padding: .optional), !der.isEmpty else {
             throw FunctionError.badInput(code: ReceiptError.Code.invalidReceiptFormat.rawValue, message: "receiptData is not base64")
         }
         // Nobody vouches for a user: the answer may come from the store (see the help).
@@ -335,14 +335,5 @@ public final class MigrateReceiptFunction: FunctionHandler {
         guard let userId else { return ReceiptMigrationAccount() }
         let token = try AccountRepository(store: store, dataKey: nil).account(userId: userId)?.appAccountToken
         return ReceiptMigrationAccount(userId: userId, appAccountToken: token)
-    }
-
-    /// Standard base64 (what apps send), padding optional.
-    static func base64Decode(_ text: String) -> [UInt8]? {
-        var padded = text
-        let remainder = padded.utf8.count % 4
-        if remainder == 1 { return nil }
-        if remainder > 0 { padded += String(repeating: "=", count: 4 - remainder) }
-        return Data(base64Encoded: padded).map { [UInt8]($0) }
     }
 }

@@ -156,8 +156,8 @@ struct SignInWithAppleSettings {
             }
             return bytes
         }
-        guard let data = Data(base64Encoded: trimmed), data.count == 32 else { return nil }
-        return Array(data)
+        guard let bytes = Base64.decode(trimmed), bytes.count == 32 else { return nil }
+        return bytes
     }
 
     /// The web Services ID: the first client id.

@@ -198,8 +198,8 @@ public final class SignedDataVerifier {
             return entry
         }
 
-        guard let leafDER = Self.decodeStandardBase64(x5c[0]),
-              let intermediateDER = Self.decodeStandardBase64(x5c[1])
+        guard let leafDER = Base64.decode(x5c[0]),
+              let intermediateDER = Base64.decode(x5c[1])
         else { throw VerificationError(.invalidCertificate, "x5c entry is not base64") }
         let leaf: Certificate
         let intermediate: Certificate
@@ -306,10 +306,5 @@ public final class SignedDataVerifier {
                 throw VerificationError(.invalidAppIdentifier, "App Apple ID \(appAppleId.map(String.init) ?? "(none)") is not this app's")
             }
         }
-    }
-
-    /// `x5c` entries are standard base64 with padding (RFC 7515 §4.1.6), not base64url.
-    private static func decodeStandardBase64(_ text: String) -> [UInt8]? {
-        Data(base64Encoded: text).map { Array($0) }
     }
 }
