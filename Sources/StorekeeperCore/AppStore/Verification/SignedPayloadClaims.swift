@@ -58,12 +58,14 @@ struct SignedPayloadClaims {
     init(_ json: StrictJSON) throws(ShapeError) {
         guard case .object = json else { throw ShapeError("payload is not a JSON object") }
         notificationType = try json.string("notificationType")
-        data = try json["data"].map { value throws(ShapeError) in try NotificationScope(value, field: "data") }
-        summary = try json["summary"].map { value throws(ShapeError) in try NotificationScope(value, field: "summary") }
-        externalPurchaseToken = try json["externalPurchaseToken"].map { value throws(ShapeError) in
-            try NotificationScope(value, field: "externalPurchaseToken")
+        func scope(_ field: String) throws(ShapeError) -> NotificationScope? {
+            guard let value = json[field] else { return nil }
+            return try NotificationScope(value, field: field)
         }
-        appData = try json["appData"].map { value throws(ShapeError) in try NotificationScope(value, field: "appData") }
+        data = try scope("data")
+        summary = try scope("summary")
+        externalPurchaseToken = try scope("externalPurchaseToken")
+        appData = try scope("appData")
         transactionId = try json.string("transactionId")
         originalTransactionId = try json.string("originalTransactionId")
         bundleId = try json.string("bundleId")
