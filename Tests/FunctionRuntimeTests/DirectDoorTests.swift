@@ -86,6 +86,19 @@ struct DirectDoorTests {
         #expect(try Run.errorMessage(result.stdoutText)?.contains("`nmae`") == true)
     }
 
+    /// A typed function's accepted fields are its request's coding keys: a request of no
+    /// fields refuses any field, and answers its typed response as JSON.
+    @Test func aTypedFunctionWithNoFieldsRefusesEveryField() throws {
+        let accepted = FunctionRunner.run(CronHandler.self, stdin: Array("{}\n".utf8))
+        #expect(accepted.exitCode == 0)
+        #expect(accepted.stdoutText.contains(#""done":true"#))
+        for body in [#"{"done": true}"#, #"{" unused": 1}"#] {
+            let refused = FunctionRunner.run(CronHandler.self, stdin: Array((body + "\n").utf8))
+            #expect(refused.exitCode == 65)
+            #expect(try Run.errorCode(refused.stdoutText) == "unknown_field")
+        }
+    }
+
     @Test func aBodyOverOneMebibyteIsTooLarge() throws {
         let padding = String(repeating: "x", count: RuntimeLimits.maxBodyBytes)
         let result = Run.echo(#"{"name": "\#(padding)"}"#)

@@ -4,7 +4,9 @@ import Testing
 @Suite("Query and form decoding")
 struct FormURLEncodingTests {
     struct Callback: RequestBody {
-        static let fields: Set<String> = ["code", "state", "user"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case code, state, user
+        }
         let code: String
         let state: String
         let user: String?

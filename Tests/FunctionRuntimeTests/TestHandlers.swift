@@ -19,7 +19,9 @@ final class EchoHandler: FunctionHandler {
     )
 
     struct Request: RequestBody {
-        static let fields: Set<String> = ["name", "count", "mode", "tags"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case name, count, mode, tags
+        }
         let name: String
         let count: Int?
         let mode: String?
@@ -71,7 +73,9 @@ final class LookupHandler: FunctionHandler {
     )
 
     struct Request: RequestBody {
-        static let fields: Set<String> = ["userId", "note"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case userId, note
+        }
         let userId: String
         let note: String?
     }
@@ -98,7 +102,7 @@ final class LookupHandler: FunctionHandler {
 }
 
 /// A public POST function fed by an HTML form (`form_post`); answers with a cookie.
-final class FormHandler: FunctionHandler {
+final class FormHandler: TypedFunction {
     static let descriptor = FunctionDescriptor(
         name: "form",
         route: "/auth/callback",
@@ -110,7 +114,9 @@ final class FormHandler: FunctionHandler {
     )
 
     struct Request: RequestBody, Encodable {
-        static let fields: Set<String> = ["code", "state", "user"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case code, state, user
+        }
         let code: String
         let state: String
         let user: String?
@@ -118,15 +124,13 @@ final class FormHandler: FunctionHandler {
 
     init(context: FunctionContext) throws {}
 
-    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        var response = try FunctionResponse.json(request.decode(Request.self))
-        response.headers = [("Set-Cookie", "a=1; Secure"), ("Set-Cookie", "b=2; Secure"), ("Cache-Control", "no-store")]
-        return response
+    func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Request> {
+        Reply(request, headers: [("Set-Cookie", "a=1; Secure"), ("Set-Cookie", "b=2; Secure"), ("Cache-Control", "no-store")])
     }
 }
 
 /// A cron-only function: no route, so HTTP callers get 404.
-final class CronHandler: FunctionHandler {
+final class CronHandler: TypedFunction {
     static let descriptor = FunctionDescriptor(
         name: "cron",
         route: nil,
@@ -137,9 +141,7 @@ final class CronHandler: FunctionHandler {
         response: #"{"done": true}"#
     )
 
-    struct Request: RequestBody {
-        static let fields: Set<String> = []
-    }
+    typealias Request = NoFields
 
     struct Response: Encodable {
         let done: Bool
@@ -147,9 +149,8 @@ final class CronHandler: FunctionHandler {
 
     init(context: FunctionContext) throws {}
 
-    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        _ = try request.decode(Request.self)
-        return try .json(Response(done: true))
+    func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        Reply(Response(done: true))
     }
 }
 

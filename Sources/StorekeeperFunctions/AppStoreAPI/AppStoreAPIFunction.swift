@@ -7,9 +7,10 @@ import StorekeeperCore
 /// verified and decoded, and (on request) every page followed to the end.
 public final class AppStoreAPIFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["operation", "environment", "sandboxFallback", "transactionId",
-                                          "originalTransactionId", "orderId", "testNotificationToken", "productId",
-                                          "requestIdentifier", "query", "body", "allPages", "decode"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case operation, environment, sandboxFallback, transactionId, originalTransactionId, orderId
+            case testNotificationToken, productId, requestIdentifier, query, body, allPages, decode
+        }
         var operation: String
         var environment: String?
         var sandboxFallback: Bool?

@@ -7,7 +7,9 @@ import StorekeeperCore
 /// for the user as a whole.
 public final class GetEntitlementsFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["userId", "appAccountToken", "originalTransactionId"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case userId, appAccountToken, originalTransactionId
+        }
         var userId: String?
         var appAccountToken: String?
         var originalTransactionId: String?

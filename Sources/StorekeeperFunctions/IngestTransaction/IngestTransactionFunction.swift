@@ -7,7 +7,9 @@ import StorekeeperCore
 /// the user, applied through the same entitlement logic as notifications.
 public final class IngestTransactionFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["jwsRepresentation", "signedTransaction", "signedRenewalInfo", "userId"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case jwsRepresentation, signedTransaction, signedRenewalInfo, userId
+        }
         /// StoreKit 2's `Transaction.jwsRepresentation` (also accepted as `signedTransaction`).
         var jwsRepresentation: String?
         var signedTransaction: String?

@@ -11,7 +11,9 @@ import StorekeeperCore
 /// API settings, unless a test passes its own).
 public final class MigrateReceiptFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["receiptData", "dryRun", "legacyCheck", "userId", "appAccountToken", "sessionToken"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case receiptData, dryRun, legacyCheck, userId, appAccountToken, sessionToken
+        }
         /// Base64 of the receipt file (line breaks and spaces tolerated, as apps send them).
         var receiptData: String
         var dryRun: Bool?

@@ -7,7 +7,9 @@ import StorekeeperCore
 /// queue is empty or the time budget is spent. Refunds and revocations come first.
 public final class ProcessNotificationsFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["budgetSeconds"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case budgetSeconds
+        }
         /// How long this run may work; default PROCESS_BUDGET_SECONDS or 50 (a cron minute).
         var budgetSeconds: Double?
     }

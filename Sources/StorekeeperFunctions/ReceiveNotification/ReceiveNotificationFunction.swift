@@ -9,7 +9,9 @@ import StorekeeperCore
 /// https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications
 public final class ReceiveNotificationFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["signedPayload"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case signedPayload
+        }
         var signedPayload: String
     }
 

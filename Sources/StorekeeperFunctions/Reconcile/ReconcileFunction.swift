@@ -8,7 +8,9 @@ import StorekeeperCore
 /// entitlement logic as notifications. Each correction is a notification that was lost.
 public final class ReconcileFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["selection", "originalTransactionIds", "budgetSeconds", "restart"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case selection, originalTransactionIds, budgetSeconds, restart
+        }
         /// "attention" (default) or "all"; ignored when originalTransactionIds is given.
         var selection: String?
         var originalTransactionIds: [String]?

@@ -7,9 +7,10 @@ import StorekeeperCore
 /// deduplication, queue), so only what was missed is queued and nothing applies twice.
 public final class RecoverNotificationsFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["startDate", "endDate", "notificationType", "notificationSubtype",
-                                          "originalTransactionId", "transactionId", "onlyFailures", "environment",
-                                          "budgetSeconds", "restart"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case startDate, endDate, notificationType, notificationSubtype, originalTransactionId, transactionId
+            case onlyFailures, environment, budgetSeconds, restart
+        }
         var startDate: RequestInstant?
         var endDate: RequestInstant?
         var notificationType: String?

@@ -10,7 +10,9 @@ import StorekeeperCore
 /// nothing it makes verifies against Apple's roots, so it is useless in production.
 public final class SimulateStoreFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["sign", "payload", "chain"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case sign, payload, chain
+        }
         /// What to sign: notification, transaction, renewalInfo or appTransaction.
         var sign: String
         /// The decoded payload to sign, in Apple's field names.

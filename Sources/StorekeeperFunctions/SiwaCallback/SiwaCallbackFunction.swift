@@ -9,7 +9,9 @@ import StorekeeperCore
 public final class SiwaCallbackFunction: FunctionHandler {
     /// Apple's form fields. `user` (JSON: name and email) comes on the first authorization only.
     struct Request: RequestBody {
-        static let fields: Set<String> = ["code", "state", "id_token", "user", "error"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case code, state, id_token, user, error
+        }
         var code: String?
         var state: String?
         var id_token: String?

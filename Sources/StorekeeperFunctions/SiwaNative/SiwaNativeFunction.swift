@@ -12,7 +12,9 @@ public final class SiwaNativeFunction: FunctionHandler {
     }
 
     struct Request: RequestBody {
-        static let fields: Set<String> = ["identityToken", "authorizationCode", "rawNonce", "fullName"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case identityToken, authorizationCode, rawNonce, fullName
+        }
         var identityToken: String
         var authorizationCode: String
         var rawNonce: String

@@ -10,7 +10,9 @@ import StorekeeperCore
 /// account, session or email setting newer than its `event_time` (`superseded`).
 public final class SiwaNotificationFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["payload"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case payload
+        }
         var payload: String
     }
 

@@ -7,7 +7,9 @@ import StorekeeperCore
 /// purchase records; answers what was done.
 public final class SiwaRevokeFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["userId"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case userId
+        }
         var userId: String
     }
 

@@ -6,10 +6,6 @@ import StorekeeperCore
 /// in the store for ten minutes, and sends the browser to Apple's authorize page with a
 /// pre-authorization cookie that binds the state to this browser (login CSRF).
 public final class SiwaStartFunction: FunctionHandler {
-    struct Request: RequestBody {
-        static let fields: Set<String> = []
-    }
-
     struct Response: Encodable {
         var url: String
         var state: String
@@ -47,7 +43,7 @@ public final class SiwaStartFunction: FunctionHandler {
     }
 
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        _ = try request.decode(Request.self)
+        _ = try request.decode(NoFields.self)
         let states = AuthorizationStateRepository(store: try context.adapters.store())
         let (state, nonce, browserSecret) = try states.begin(now: context.clock.now())
         let url = settings.client(adapters: context.adapters).authorizeURL(

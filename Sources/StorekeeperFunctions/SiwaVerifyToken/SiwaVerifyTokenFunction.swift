@@ -9,7 +9,9 @@ import StorekeeperCore
 /// where the user's refresh token is checked with Apple, at most once a day per user.
 public final class SiwaVerifyTokenFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["identityToken", "nonce", "sessionToken"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case identityToken, nonce, sessionToken
+        }
         var identityToken: String?
         var nonce: String?
         var sessionToken: String?

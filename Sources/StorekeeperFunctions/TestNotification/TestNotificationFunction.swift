@@ -7,7 +7,9 @@ import StorekeeperCore
 /// hint for what to fix. The check to run after every change of the notification URL.
 public final class TestNotificationFunction: FunctionHandler {
     struct Request: RequestBody {
-        static let fields: Set<String> = ["environment", "timeoutSeconds", "pollIntervalMilliseconds", "decode"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case environment, timeoutSeconds, pollIntervalMilliseconds, decode
+        }
         var environment: String?
         var timeoutSeconds: Int?
         var pollIntervalMilliseconds: Int?

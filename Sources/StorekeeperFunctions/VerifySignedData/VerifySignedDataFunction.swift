@@ -8,7 +8,9 @@ import StorekeeperCore
 public final class VerifySignedDataFunction: FunctionHandler {
     /// The request: the JWS and, optionally, what it is supposed to be.
     struct Request: RequestBody {
-        static let fields: Set<String> = ["signedData", "type"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case signedData, type
+        }
         var signedData: String
         var type: String?
     }

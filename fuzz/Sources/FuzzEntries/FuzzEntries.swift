@@ -162,7 +162,9 @@ final class FuzzPostHandler: FunctionHandler {
     )
 
     struct Request: RequestBody {
-        static let fields: Set<String> = ["name", "count", "tags", "note"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case name, count, tags, note
+        }
         let name: String
         let count: Int?
         let tags: [String]?
@@ -202,7 +204,9 @@ final class FuzzGetHandler: FunctionHandler {
     )
 
     struct Request: RequestBody {
-        static let fields: Set<String> = ["userId", "note"]
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case userId, note
+        }
         let userId: String
         let note: String?
     }

@@ -1,0 +1,42 @@
+/// A handler that works on typed values: the runtime decodes its `Request` (unknown fields
+/// refused, see `RequestBody`), calls `handle`, and encodes the `Response` as JSON. It is the
+/// layer most functions are written in; `FunctionHandler.handle(_:)` stays the byte-level
+/// door underneath, for the runtime and for tests.
+public protocol TypedFunction: FunctionHandler {
+    associatedtype Request: RequestBody
+    associatedtype Response: Encodable
+
+    /// Answers one decoded request. `call` is the request as it arrived (front door, headers,
+    /// query), for the few functions whose answer depends on more than the body.
+    func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response>
+}
+
+extension TypedFunction {
+    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
+        try handle(try request.decode(Request.self), call: request).response()
+    }
+}
+
+/// What a typed handler answers: the body, and the status, headers and exit code when they
+/// are not the plain 200 / 0.
+public struct Reply<Body: Encodable> {
+    public var body: Body
+    public var status: Int
+    public var headers: [(String, String)]
+    /// By default derived from `status` (`FunctionResponse.defaultExitCode(forStatus:)`).
+    public var exitCode: Int32?
+
+    public init(_ body: Body, status: Int = 200, headers: [(String, String)] = [], exitCode: Int32? = nil) {
+        self.body = body
+        self.status = status
+        self.headers = headers
+        self.exitCode = exitCode
+    }
+
+    /// The body as compact JSON with sorted keys, with this reply's status, headers and exit.
+    public func response() throws -> FunctionResponse {
+        var response = try FunctionResponse.json(body, status: status, exitCode: exitCode)
+        response.headers = headers
+        return response
+    }
+}
