@@ -8,10 +8,12 @@ import Musl
 import Darwin
 #endif
 
-/// The entry point each `functions/<name>/main.swift` calls: `FunctionMain.run(MyHandler.self)`.
-/// A thin wrapper that hands the real process to `FunctionRunner`.
+/// The entry point each `functions/<name>/main.swift` calls:
+/// `FunctionMain.run(MyHandler.self, adapters: Adapters.init)`, naming the handler and the
+/// composition that builds its adapters. A thin wrapper that hands the real process to
+/// `FunctionRunner`.
 public enum FunctionMain {
-    public static func run<H: FunctionHandler>(_ handler: H.Type) -> Never {
+    public static func run<H: FunctionHandler>(_ handler: H.Type, adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters) -> Never {
         // A reader that went away must become EPIPE (exit 74), not a silent kill by SIGPIPE.
         _ = signal(SIGPIPE, SIG_IGN)
         let process = ProcessInfo.processInfo
@@ -27,7 +29,8 @@ public enum FunctionMain {
             clock: clock(process.environment[RuntimeVariable.fixedTime]),
             input: FileDescriptorStream(descriptor: 0),
             output: FileDescriptorStream(descriptor: 1),
-            errorOutput: FileDescriptorStream(descriptor: 2)
+            errorOutput: FileDescriptorStream(descriptor: 2),
+            adapters: adapters
         )
         exit(runner.run())
     }

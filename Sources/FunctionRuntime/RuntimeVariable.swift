@@ -8,4 +8,6 @@ public enum RuntimeVariable {
     public static let gatewayInterface = "GATEWAY_INTERFACE"
     /// Pins "now" (epoch seconds or ISO 8601) for replays and golden examples. Logged when set.
     public static let fixedTime = "STOREKEEPER_NOW"
+    /// CA bundle for outgoing HTTPS (tests point it at their own CA); the system's otherwise.
+    public static let caBundle = "STOREKEEPER_CA_BUNDLE"
 }

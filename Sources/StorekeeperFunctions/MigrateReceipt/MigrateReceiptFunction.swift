@@ -92,7 +92,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
             """,
         variables: ReceiptSettings.variables + AppStoreAPISettings.apiVariables.compactMap { variable in
             switch variable.name {
-            case "APPSTORE_BUNDLE_ID", "APPSTORE_ENVIRONMENT", Adapters.caBundleVariable:
+            case "APPSTORE_BUNDLE_ID", "APPSTORE_ENVIRONMENT", RuntimeVariable.caBundle:
                 return nil // listed above
             case "APPSTORE_KEY_ID", "APPSTORE_ISSUER_ID", "APPSTORE_PRIVATE_KEY":
                 return .optional(variable.name, variable.meaning + "; required unless dryRun (exit 78 without it)")

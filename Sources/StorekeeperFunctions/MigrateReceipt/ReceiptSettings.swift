@@ -16,7 +16,7 @@ struct ReceiptSettings {
         .optional("APPSTORE_ENVIRONMENT", "comma-separated accepted environments: Production, Sandbox, Xcode (default Production,Sandbox); Xcode-signed receipts only when Xcode is listed"),
         .optional(sharedSecretVariable, "the app's shared secret for verifyReceipt; required by legacyCheck requests (exit 78 without it), never logged"),
         .optional(verifyReceiptURLVariable, "base URL of a verifyReceipt stand-in (tests): <base>/buy/verifyReceipt and <base>/sandbox/verifyReceipt; Apple's endpoints otherwise"),
-        .optional(Adapters.caBundleVariable, "CA file for outgoing HTTPS (tests); the system's CAs otherwise"),
+        .optional(RuntimeVariable.caBundle, "CA file for outgoing HTTPS (tests); the system's CAs otherwise"),
     ]
 
     let verifier: ReceiptVerifier

@@ -20,7 +20,7 @@ struct AppStoreAPISettings {
         .optional("APPSTORE_APP_APPLE_ID", "the numeric App Apple ID; required with APPSTORE_ROOT_CERTS when Production is accepted"),
         .optional("APPSTORE_ENVIRONMENT", "accepted environments (default Production,Sandbox); with Sandbox accepted, a lookup production does not know is asked of the sandbox"),
         .optional("APPSTORE_ONLINE_CHECKS", "OCSP checks while decoding: off, soft (default), hard"),
-        .optional(Adapters.caBundleVariable, "CA file for outgoing HTTPS (tests); the system's CAs otherwise"),
+        .optional(RuntimeVariable.caBundle, "CA file for outgoing HTTPS (tests); the system's CAs otherwise"),
         .optional(StoreLocation.variable, "where the verifier's caches live: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://..."),
     ]
 

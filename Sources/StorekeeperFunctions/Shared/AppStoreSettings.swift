@@ -99,7 +99,7 @@ extension AppStoreSettings {
     ///
     /// When Xcode or LocalTesting data is accepted, this says so in the log as the function
     /// starts, so a test configuration that reached production does not go unnoticed.
-    func makeVerifier(adapters: Adapters, log: Logger) -> SignedDataVerifier {
+    func makeVerifier(adapters: any FunctionAdapters, log: Logger) -> SignedDataVerifier {
         let unsigned = verifierConfiguration.acceptedEnvironments.intersection(SignedDataVerifier.unsignedEnvironments)
         if !unsigned.isEmpty {
             log.warning("APPSTORE_ENVIRONMENT accepts data Apple does not sign; its signature is not checked (never in production)",
@@ -111,11 +111,11 @@ extension AppStoreSettings {
     /// The webhook's verification, deduplication and queue, shared by receive-notification
     /// and recover-notifications. It takes only Apple-signed data, whatever
     /// APPSTORE_ENVIRONMENT lists, so it needs no warning.
-    func makeNotificationInbox(adapters: Adapters) -> NotificationInbox {
+    func makeNotificationInbox(adapters: any FunctionAdapters) -> NotificationInbox {
         NotificationInbox(verifier: verifier(adapters: adapters), store: { try adapters.store() })
     }
 
-    private func verifier(adapters: Adapters) -> SignedDataVerifier {
+    private func verifier(adapters: any FunctionAdapters) -> SignedDataVerifier {
         let store = { try adapters.store() }
         return SignedDataVerifier(
             configuration: verifierConfiguration,

@@ -49,7 +49,7 @@ struct SignInWithAppleSettings {
             .optional("SIWA_BASE_URL", "Apple's ID server (default https://appleid.apple.com); tests point it at a fake on loopback"),
             .optional("SIWA_ACCEPTED_ISSUERS", "comma-separated accepted token issuers (default https://appleid.apple.com)"),
             .optional("SIWA_LEEWAY_SECONDS", "clock skew allowed on exp and iat (default 60, at most 600)"),
-            .optional(Adapters.caBundleVariable, "CA file for outgoing HTTPS (tests); the system's CAs otherwise"),
+            .optional(RuntimeVariable.caBundle, "CA file for outgoing HTTPS (tests); the system's CAs otherwise"),
             storeVariable,
         ]
         return variables
@@ -163,17 +163,17 @@ struct SignInWithAppleSettings {
     /// The web Services ID: the first client id.
     var webClientId: String { clientIds[0] }
 
-    func client(adapters: Adapters) -> AppleIDClient {
+    func client(adapters: any FunctionAdapters) -> AppleIDClient {
         AppleIDClient(baseURL: baseURL, http: { try adapters.http() })
     }
 
-    func verifier(adapters: Adapters) -> IdentityTokenVerifier {
+    func verifier(adapters: any FunctionAdapters) -> IdentityTokenVerifier {
         IdentityTokenVerifier(configuration: verifierConfiguration,
                               keys: AppleKeyCache(store: { try adapters.store() }, client: client(adapters: adapters)))
     }
 
     /// The sign-in steps wired to this process's adapters; needs the client secret part.
-    func flow(adapters: Adapters) throws -> SignInFlow {
+    func flow(adapters: any FunctionAdapters) throws -> SignInFlow {
         guard let clientSecret else { throw FunctionError.internalError(message: "the client secret is not configured") }
         let store = try adapters.store()
         return SignInFlow(verifier: verifier(adapters: adapters), client: client(adapters: adapters), clientSecret: clientSecret,

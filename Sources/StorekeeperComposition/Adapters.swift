@@ -1,3 +1,4 @@
+import FunctionRuntime
 import HTTPTransport
 import RedisStore
 import SQLiteStore
@@ -7,10 +8,7 @@ import StorekeeperCore
 /// default, Redis when the URL says so) and the HTTP client. Each is built on first use and
 /// then kept for the life of the process, so a function that never needs the store never
 /// pays to open it, and one that answers a batch opens it once.
-public final class Adapters {
-    /// CA bundle for outgoing HTTPS (tests point it at their own CA); the system's otherwise.
-    public static let caBundleVariable = "STOREKEEPER_CA_BUNDLE"
-
+public final class Adapters: FunctionAdapters {
     private let environment: EnvironmentVariables
     private var openedStore: (any KeyValueStore)?
     private var openedHTTP: (any HTTPClient)?
@@ -49,7 +47,7 @@ public final class Adapters {
     /// The HTTP client (libcurl), TLS verification always on.
     public func http() throws -> any HTTPClient {
         if let openedHTTP { return openedHTTP }
-        let client = try CurlHTTPClient(caBundlePath: environment.optional(Self.caBundleVariable))
+        let client = try CurlHTTPClient(caBundlePath: environment.optional(RuntimeVariable.caBundle))
         openedHTTP = client
         return client
     }
