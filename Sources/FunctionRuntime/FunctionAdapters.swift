@@ -5,8 +5,12 @@ import StorekeeperCore
 /// them: the composition module (StorekeeperComposition) builds them from the settings, each
 /// on first use, and `functions/<name>/main.swift` names it.
 public protocol FunctionAdapters: AnyObject {
-    /// The store. Throws only `StoreError`, which the runtime answers by its disposition.
+    /// The store, opened now (its failure is the caller's, at once). Throws only
+    /// `StoreError`, which the runtime answers by its disposition.
     func store() throws -> any KeyValueStore
+    /// The same store, opened by the first operation that needs it: for parts that may never
+    /// touch it (caches read before anything is proven, repositories built at start-up).
+    var selfOpeningStore: SelfOpeningStore { get }
     /// The HTTP client, TLS verification always on.
     func http() throws -> any HTTPClient
 }
@@ -16,8 +20,12 @@ public protocol FunctionAdapters: AnyObject {
 public final class NoAdapters: FunctionAdapters {
     public init() {}
 
-    public func store() throws -> any KeyValueStore {
+    public let selfOpeningStore = SelfOpeningStore { () throws(StoreError) in
         throw StoreError(.invalidConfiguration, "this process was composed without a store")
+    }
+
+    public func store() throws -> any KeyValueStore {
+        try selfOpeningStore.opened()
     }
 
     public func http() throws -> any HTTPClient {

@@ -10,38 +10,21 @@ import StorekeeperCore
 /// pays to open it, and one that answers a batch opens it once.
 public final class Adapters: FunctionAdapters {
     private let environment: EnvironmentVariables
-    private var openedStore: (any KeyValueStore)?
     private var openedHTTP: (any HTTPClient)?
+    public private(set) lazy var selfOpeningStore = SelfOpeningStore { [environment] () throws(StoreError) in
+        try Self.openStore(environment)
+    }
 
     public init(environment: EnvironmentVariables) {
         self.environment = environment
     }
 
-    /// Adapters that are already built (tests pass a store of their own making).
-    public init(environment: EnvironmentVariables, store: (any KeyValueStore)?, http: (any HTTPClient)? = nil) {
-        self.environment = environment
-        self.openedStore = store
-        self.openedHTTP = http
-    }
-
-    /// The store. Throws only `StoreError`, which the runtime answers by its disposition: a
-    /// malformed `STORE_URL` or refused credentials are `.invalidConfiguration` (exit 78); a
-    /// store that cannot be reached or used is retryable (exit 75, HTTP 503).
+    /// The store, opened now. Throws only `StoreError`, which the runtime answers by its
+    /// disposition: a malformed `STORE_URL` or refused credentials are
+    /// `.invalidConfiguration` (exit 78); a store that cannot be reached or used is retryable
+    /// (exit 75, HTTP 503).
     public func store() throws -> any KeyValueStore {
-        if let openedStore { return openedStore }
-        let location: StoreLocation
-        do {
-            location = try StoreLocation(parsing: environment.optional(StoreLocation.variable) ?? StoreLocation.defaultValue)
-        } catch {
-            throw StoreError(.invalidConfiguration, error.message)
-        }
-        let store: any KeyValueStore
-        switch location {
-        case .sqlite(let path): store = try SQLiteStore(path: path)
-        case .redis(let url): store = try RedisStore(url: url)
-        }
-        openedStore = store
-        return store
+        try selfOpeningStore.opened()
     }
 
     /// The HTTP client (libcurl), TLS verification always on.
@@ -50,5 +33,18 @@ public final class Adapters: FunctionAdapters {
         let client = try CurlHTTPClient(caBundlePath: environment.optional(RuntimeVariable.caBundle))
         openedHTTP = client
         return client
+    }
+
+    private static func openStore(_ environment: EnvironmentVariables) throws(StoreError) -> any KeyValueStore {
+        let location: StoreLocation
+        do {
+            location = try StoreLocation(parsing: environment.optional(StoreLocation.variable) ?? StoreLocation.defaultValue)
+        } catch {
+            throw StoreError(.invalidConfiguration, error.message)
+        }
+        switch location {
+        case .sqlite(let path): return try SQLiteStore(path: path)
+        case .redis(let url): return try RedisStore(url: url)
+        }
     }
 }

@@ -112,15 +112,14 @@ extension AppStoreSettings {
     /// and recover-notifications. It takes only Apple-signed data, whatever
     /// APPSTORE_ENVIRONMENT lists, so it needs no warning.
     func makeNotificationInbox(adapters: any FunctionAdapters) -> NotificationInbox {
-        NotificationInbox(verifier: verifier(adapters: adapters), store: { try adapters.store() })
+        NotificationInbox(verifier: verifier(adapters: adapters), store: adapters.selfOpeningStore)
     }
 
     private func verifier(adapters: any FunctionAdapters) -> SignedDataVerifier {
-        let store = { try adapters.store() }
-        return SignedDataVerifier(
+        SignedDataVerifier(
             configuration: verifierConfiguration,
-            chainStore: store,
-            revocation: RevocationChecker(policy: onlineChecks, http: { try adapters.http() }, store: store))
+            chainStore: adapters.selfOpeningStore,
+            revocation: RevocationChecker(policy: onlineChecks, http: { try adapters.http() }, store: adapters.selfOpeningStore))
     }
 }
 

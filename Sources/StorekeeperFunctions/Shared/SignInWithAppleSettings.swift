@@ -169,7 +169,7 @@ struct SignInWithAppleSettings {
 
     func verifier(adapters: any FunctionAdapters) -> IdentityTokenVerifier {
         IdentityTokenVerifier(configuration: verifierConfiguration,
-                              keys: AppleKeyCache(store: { try adapters.store() }, client: client(adapters: adapters)))
+                              keys: AppleKeyCache(store: adapters.selfOpeningStore, client: client(adapters: adapters)))
     }
 
     /// The sign-in steps wired to this process's adapters; needs the client secret part.
