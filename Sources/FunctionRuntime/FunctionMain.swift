@@ -38,13 +38,7 @@ public enum FunctionMain {
     /// The wall clock, unless STOREKEEPER_NOW pins the time (replays, golden examples). A
     /// value that does not parse is ignored rather than guessed at; the runner logs it.
     static func clock(_ pinned: String?) -> any Clock {
-        guard let pinned else { return SystemClock() }
-        if let seconds = Int64(pinned) {
-            return FixedClock(Date(timeIntervalSince1970: Double(seconds)))
-        }
-        if let date = try? Date(pinned, strategy: .iso8601) {
-            return FixedClock(date)
-        }
-        return SystemClock()
+        guard let pinned, let date = try? RuntimeSettings.fixedTime.parse(pinned) else { return SystemClock() }
+        return FixedClock(date)
     }
 }

@@ -54,7 +54,7 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         // the handler never sees them as such (they reach it as headers).
         let variables = EnvironmentVariables(isCGI ? environment.filter { !$0.key.hasPrefix("HTTP_") } : environment)
         let requestedLevel = variables.optional(RuntimeVariable.logLevel)
-        let level = requestedLevel.flatMap(LogLevel.init(name:)) ?? .info
+        let level = (try? variables.value(RuntimeSettings.logLevel)) ?? .info
         let errorOutput = self.errorOutput
         // A log line that cannot be written is dropped: stderr failing must not stop an answer.
         let log = Logger(function: descriptor.name, clock: clock, minimumLevel: level, emit: { try? errorOutput.write($0) })

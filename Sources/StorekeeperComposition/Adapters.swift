@@ -30,7 +30,7 @@ public final class Adapters: FunctionAdapters {
     /// The HTTP client (libcurl), TLS verification always on.
     public func http() throws -> any HTTPClient {
         if let openedHTTP { return openedHTTP }
-        let client = try CurlHTTPClient(caBundlePath: environment.optional(RuntimeVariable.caBundle))
+        let client = try CurlHTTPClient(caBundlePath: try environment.value(RuntimeSettings.caBundle))
         openedHTTP = client
         return client
     }
@@ -38,9 +38,9 @@ public final class Adapters: FunctionAdapters {
     private static func openStore(_ environment: EnvironmentVariables) throws(StoreError) -> any KeyValueStore {
         let location: StoreLocation
         do {
-            location = try StoreLocation(parsing: environment.optional(StoreLocation.variable) ?? StoreLocation.defaultValue)
+            location = try environment.required(RuntimeSettings.storeURL)
         } catch {
-            throw StoreError(.invalidConfiguration, error.message)
+            throw StoreError(.invalidConfiguration, (error as? FunctionError)?.message ?? "\(RuntimeSettings.storeURL.name) does not parse")
         }
         switch location {
         case .sqlite(let path): return try SQLiteStore(path: path)

@@ -121,7 +121,7 @@ public final class AppStoreAPIFunction: FunctionHandler {
         }
         let decode = body.decode ?? false
         if decode && verifier == nil {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots to verify signed fields")
+            throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set: \"decode\" needs the trusted roots to verify signed fields")
         }
         let fallback = body.sandboxFallback ?? settings.acceptedEnvironments.contains("Sandbox")
         let call = try AppStoreAPICall(spec: spec, identifiers: identifiers, query: query, body: requestBody)

@@ -90,26 +90,20 @@ public final class MigrateReceiptFunction: FunctionHandler {
             (or, when a migration under way used up its credit or Apple asked to hold back, what was
             applied stays and a rerun finishes).
             """,
-        variables: ReceiptSettings.variables + AppStoreAPISettings.apiVariables.compactMap { variable in
-            switch variable.name {
-            case "APPSTORE_BUNDLE_ID", "APPSTORE_ENVIRONMENT", RuntimeVariable.caBundle:
-                return nil // listed above
-            case "APPSTORE_KEY_ID", "APPSTORE_ISSUER_ID", "APPSTORE_PRIVATE_KEY":
-                return .optional(variable.name, variable.meaning + "; required unless dryRun (exit 78 without it)")
-            case "APPSTORE_ROOT_CERTS":
-                return .optional(variable.name, "trusted roots of Apple's signed answers (comma-separated files or folders); required unless dryRun")
-            case StoreLocation.variable:
-                return .optional(variable.name, "where entitlements, links and the migration audit live: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://...")
-            default:
-                return variable
-            }
-        } + [
-            .optional(RuntimeVariable.adminToken, "bearer token your backend sends over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
-            .optional(MigrateReceiptFunction.rateVariable, "calls per second to the App Store Server API for migrations, on average, shared by every process through the store, apart from reconcile's (default 1, at most 100); beyond it 429 rate_limited"),
+        variables: ReceiptSettings.variables + [
+            .optional(StorekeeperSettings.apiKeyId, "required unless dryRun (exit 78 without it)"),
+            .optional(StorekeeperSettings.apiIssuerId, "required unless dryRun (exit 78 without it)"),
+            .optional(StorekeeperSettings.apiPrivateKey, "required unless dryRun (exit 78 without it)"),
+            .declared(StorekeeperSettings.apiBaseURL), .declared(StorekeeperSettings.apiSandboxBaseURL),
+            .declared(StorekeeperSettings.apiTimeout),
+            .optional(StorekeeperSettings.rootCertificates, "the roots of Apple's signed answers; required unless dryRun"),
+            .declared(StorekeeperSettings.appAppleId), .declared(StorekeeperSettings.onlineChecks),
+            .declared(RuntimeSettings.storeURL, "entitlements, links and the migration audit live there"),
+            .declared(RuntimeSettings.adminToken, "your backend sends it over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
+            .declared(StorekeeperSettings.migrateRate),
         ]
     )
 
-    static let rateVariable = "MIGRATE_REQUESTS_PER_SECOND"
     /// The wire code of a refusal by the shared bucket (HTTP 429, exit 75).
     static let rateLimitedCode = "rate_limited"
 
@@ -129,7 +123,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
 
     public init(context: FunctionContext, migrator: (any ReceiptMigrator)?) throws {
         settings = try ReceiptSettings(environment: context.environment)
-        requestsPerSecond = try ReconcileFunction.positiveNumber(Self.rateVariable, in: context.environment, default: 1, maximum: 100)
+        requestsPerSecond = try context.environment.required(StorekeeperSettings.migrateRate)
         self.context = context
         self.migrator = migrator
     }
@@ -208,7 +202,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
         }
 
         if legacyCheck && settings.sharedSecret == nil {
-            throw FunctionError.configuration("\(ReceiptSettings.sharedSecretVariable) is not set (legacyCheck needs it)")
+            throw FunctionError.configuration("\(StorekeeperSettings.sharedSecret.name) is not set (legacyCheck needs it)")
         }
         guard environment != "Xcode" else {
             // StoreKit testing in Xcode: neither Apple's servers nor verifyReceipt know these purchases.
@@ -230,7 +224,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
                 legacy = answer
             case .failure(let error) where error.status == .sharedSecretMismatch:
                 // Our secret, not the caller's receipt: fix the configuration, not the request.
-                throw FunctionError.configuration("verifyReceipt answered 21004 (sharedSecretMismatch): \(ReceiptSettings.sharedSecretVariable) is not the app's shared secret")
+                throw FunctionError.configuration("verifyReceipt answered 21004 (sharedSecretMismatch): \(StorekeeperSettings.sharedSecret.name) is not the app's shared secret")
             case .failure(let error):
                 throw error
             }
@@ -293,7 +287,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
     private func makeMigrator() throws -> any ReceiptMigrator {
         let api = try AppStoreAPISettings(environment: context.environment)
         guard let verification = api.verification else {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set (Apple's answers are verified before they are applied)")
+            throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set (Apple's answers are verified before they are applied)")
         }
         // Every call for this route draws on the migrations' bucket, whoever the caller: a
         // session is anybody who signed in with Apple, and one budget is simpler to reason about.

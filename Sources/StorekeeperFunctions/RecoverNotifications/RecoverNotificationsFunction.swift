@@ -31,9 +31,7 @@ public final class RecoverNotificationsFunction: FunctionHandler {
         var explanations: [String: String]
     }
 
-    static let variables: [EnvironmentVariableHelp] = ReconcileFunction.variables.filter { !$0.name.hasPrefix("RECONCILE_") } + [
-        .optional("RECOVER_BUDGET_SECONDS", "default time budget of a run (600); an unfinished run resumes at its saved page"),
-    ]
+    static let variables: [SettingUse] = ReconcileFunction.apiVariables + [.declared(StorekeeperSettings.recoverBudget)]
 
     public static let descriptor = FunctionDescriptor(
         name: "recover-notifications",
@@ -67,11 +65,11 @@ public final class RecoverNotificationsFunction: FunctionHandler {
     public init(context: FunctionContext) throws {
         settings = try AppStoreAPISettings(environment: context.environment)
         guard let verification = settings.verification else {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is required: recovered notifications are verified like delivered ones")
+            throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is required: recovered notifications are verified like delivered ones")
         }
         self.verification = verification
         self.context = context
-        defaultBudget = try ReconcileFunction.positiveNumber("RECOVER_BUDGET_SECONDS", in: context.environment, default: 600, maximum: 86_400)
+        defaultBudget = try context.environment.required(StorekeeperSettings.recoverBudget)
     }
 
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {

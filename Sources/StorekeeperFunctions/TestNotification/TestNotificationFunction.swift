@@ -65,7 +65,7 @@ public final class TestNotificationFunction: FunctionHandler {
         }
         let decode = body.decode ?? false
         if decode && settings.verification == nil {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots")
+            throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set: \"decode\" needs the trusted roots")
         }
 
         let client = try settings.makeClient(context: context, timing: timing)
