@@ -90,51 +90,6 @@ struct SignInWithAppleSettings {
         }
     }
 
-    /// https with a host, or plain http only when the host is exactly 127.0.0.1 or localhost
-    /// (tests): `http://localhost.example.com` would send the client secret and the tokens in
-    /// clear to somebody else.
-    static func isAllowedBaseURL(_ url: String) -> Bool {
-        let scheme: String
-        let rest: Substring
-        if url.lowercased().hasPrefix("https://") {
-            (scheme, rest) = ("https", url.dropFirst("https://".count))
-        } else if url.lowercased().hasPrefix("http://") {
-            (scheme, rest) = ("http", url.dropFirst("http://".count))
-        } else {
-            return false
-        }
-        // The authority ends at the first /, ? or #; no user info; an optional :port of digits.
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.contains("@") else { return false }
-        var host = authority
-        if let colon = authority.lastIndex(of: ":") {
-            let port = authority[authority.index(after: colon)...]
-            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
-            host = authority[..<colon]
-        }
-        guard !host.isEmpty else { return false }
-        if scheme == "https" { return true }
-        return host == "127.0.0.1" || host.lowercased() == "localhost"
-    }
-
-    /// 64 hex digits or standard base64 of exactly 32 bytes.
-    static func keyBytes(_ text: String) -> [UInt8]? {
-        let trimmed = Substring(text).trimmedOfSpaces
-        if trimmed.count == 64, trimmed.utf8.allSatisfy({ $0 < 128 && Character(UnicodeScalar($0)).isHexDigit }) {
-            var bytes: [UInt8] = []
-            var index = trimmed.startIndex
-            while index < trimmed.endIndex {
-                let next = trimmed.index(index, offsetBy: 2)
-                guard let byte = UInt8(trimmed[index..<next], radix: 16) else { return nil }
-                bytes.append(byte)
-                index = next
-            }
-            return bytes
-        }
-        guard let bytes = Base64.decode(trimmed), bytes.count == 32 else { return nil }
-        return bytes
-    }
-
     /// The web Services ID: the first client id.
     var webClientId: String { clientIds[0] }
 
@@ -166,37 +121,5 @@ extension SignInWithAppleSettings {
         } catch let error as AppleIDError where error.kind == .invalidClient || error.kind == .unauthorizedClient {
             throw FunctionError(code: error.code, message: error.reason, kind: .configuration)
         }
-    }
-}
-
-/// The pre-authorization cookie that binds a web sign-in to the browser that started it:
-/// `siwa-start` sets it, `siwa-callback` checks it against the state and clears it.
-enum PreAuthorizationCookie {
-    /// `__Host-`: the browser takes it only Secure, from this host, with Path=/, so a sibling
-    /// subdomain cannot plant its own value (the login-CSRF attacker's first move).
-    static let name = "__Host-storekeeper_siwa"
-
-    /// SameSite=None because Apple's form_post is a cross-site POST: a Lax or Strict cookie
-    /// would not come back with it. Lives as long as the state it stands for.
-    static func setting(_ secret: String) -> String {
-        "\(name)=\(secret); Path=/; Max-Age=\(AuthorizationStateRepository.lifetime.components.seconds); HttpOnly; Secure; SameSite=None"
-    }
-
-    /// Tells the browser to drop it (same name, path and attributes, so it replaces that cookie).
-    static let clearing = "\(name)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=None"
-
-    /// The cookie's value in the request's `Cookie` header; nil when it is absent, empty, or
-    /// present more than once (this host sets one; a second can only come from elsewhere,
-    /// and picking one of two would let the stranger's win).
-    static func value(in request: FunctionRequest) -> String? {
-        guard let header = request.header("cookie") else { return nil }
-        var found: [Substring] = []
-        for pair in header.split(separator: ";") {
-            let trimmed = pair.trimmedOfSpaces
-            guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
-            found.append(trimmed[trimmed.index(after: equals)...])
-        }
-        guard found.count == 1, let only = found.first, !only.isEmpty else { return nil }
-        return String(only)
     }
 }

@@ -28,7 +28,7 @@ extension StorekeeperSettings {
         "STOREKEEPER_DATA_KEY", .required, secret: true,
         help: "32-byte key sealing refresh tokens at rest (AES-256-GCM): 64 hex digits or base64"
     ) { text throws(SettingProblem) in
-        guard let bytes = SignInWithAppleSettings.keyBytes(text) else { throw SettingProblem("has an invalid value") }
+        guard let bytes = keyBytes(text) else { throw SettingProblem("has an invalid value") }
         return bytes
     }
 
@@ -36,7 +36,7 @@ extension StorekeeperSettings {
         "SIWA_BASE_URL", .optional, default: AppleIDClient.defaultBaseURL,
         help: "Apple's ID server (default https://appleid.apple.com); tests point it at a fake on loopback"
     ) { text throws(SettingProblem) in
-        guard SignInWithAppleSettings.isAllowedBaseURL(text) else {
+        guard isAllowedBaseURL(text) else {
             throw SettingProblem("must be an https URL (plain http only on loopback, for tests)")
         }
         return text
@@ -58,4 +58,49 @@ extension StorekeeperSettings {
         siwaRedirectURI.declaration, siwaAppURL.declaration, dataKey.declaration, siwaBaseURL.declaration,
         siwaAcceptedIssuers.declaration, siwaLeeway.declaration,
     ]
+
+    /// https with a host, or plain http only when the host is exactly 127.0.0.1 or localhost
+    /// (tests): `http://localhost.example.com` would send the client secret and the tokens in
+    /// clear to somebody else.
+    static func isAllowedBaseURL(_ url: String) -> Bool {
+        let scheme: String
+        let rest: Substring
+        if url.lowercased().hasPrefix("https://") {
+            (scheme, rest) = ("https", url.dropFirst("https://".count))
+        } else if url.lowercased().hasPrefix("http://") {
+            (scheme, rest) = ("http", url.dropFirst("http://".count))
+        } else {
+            return false
+        }
+        // The authority ends at the first /, ? or #; no user info; an optional :port of digits.
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.contains("@") else { return false }
+        var host = authority
+        if let colon = authority.lastIndex(of: ":") {
+            let port = authority[authority.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+            host = authority[..<colon]
+        }
+        guard !host.isEmpty else { return false }
+        if scheme == "https" { return true }
+        return host == "127.0.0.1" || host.lowercased() == "localhost"
+    }
+
+    /// 64 hex digits or standard base64 of exactly 32 bytes.
+    static func keyBytes(_ text: String) -> [UInt8]? {
+        let trimmed = Substring(text).trimmedOfSpaces
+        if trimmed.count == 64, trimmed.utf8.allSatisfy({ $0 < 128 && Character(UnicodeScalar($0)).isHexDigit }) {
+            var bytes: [UInt8] = []
+            var index = trimmed.startIndex
+            while index < trimmed.endIndex {
+                let next = trimmed.index(index, offsetBy: 2)
+                guard let byte = UInt8(trimmed[index..<next], radix: 16) else { return nil }
+                bytes.append(byte)
+                index = next
+            }
+            return bytes
+        }
+        guard let bytes = Base64.decode(trimmed), bytes.count == 32 else { return nil }
+        return bytes
+    }
 }
