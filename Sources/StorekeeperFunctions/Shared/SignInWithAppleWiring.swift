@@ -7,6 +7,9 @@ import StorekeeperCore
 /// sign-in steps wired to this process's adapters. One place, so the functions do not each
 /// repeat the wiring.
 struct SignInWithAppleWiring {
+    /// The `--help` line of every function that makes a client secret (`callingApple`).
+    static let clientRefusedHelp = "Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log."
+
     let context: FunctionContext
     let settings: SignInWithAppleSettings
 

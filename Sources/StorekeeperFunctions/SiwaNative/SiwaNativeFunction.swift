@@ -47,7 +47,7 @@ public final class SiwaNativeFunction: TypedFunction {
             refused: {"error": {"code": "nonce_mismatch" | "invalid_audience" | "token_expired" | "invalid_signature" |
               "unknown_key" | "unsupported_algorithm" | "invalid_grant" | "subject_mismatch" | ..., "message"}} 400;
               Apple or the store down: 503
-            Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log.
+            \(SignInWithAppleWiring.clientRefusedHelp)
             """,
         variables: SignInWithAppleSettings.variables(parts)
     )

@@ -37,7 +37,7 @@ public final class SiwaRevokeFunction: TypedFunction {
              "kept": ["purchases", "appAccountToken"]}
             A userId that is not one Storekeeper makes (32 lowercase hex digits): 400 invalid_request.
             An unknown user: 404 not_found. Apple unreachable: 503 and nothing deleted (try again).
-            Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log.
+            \(SignInWithAppleWiring.clientRefusedHelp)
             """,
         variables: SignInWithAppleSettings.variables(parts)
     )
