@@ -54,6 +54,7 @@ public final class SiwaCallbackFunction: TypedFunction {
               "invalid_audience" | "token_expired" | ... , "message"}} 400; Apple or the store down: 503
             invalid_state also when the pre-authorization cookie is missing or another browser's: then
               the state is left unspent for the browser that started it, and Apple is not asked anything
+            every refusal clears the pre-authorization cookie too (Set-Cookie ...; Max-Age=0)
             \(SignInWithAppleWiring.clientRefusedHelp)
             """,
         variables: SignInWithAppleSettings.variables(parts)
