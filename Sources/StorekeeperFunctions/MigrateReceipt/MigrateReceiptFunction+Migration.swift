@@ -11,8 +11,9 @@ extension MigrateReceiptFunction {
         guard let account = try ReceiptMigration.account(userId: userId, appAccountToken: request.appAccountToken, store: store) else {
             throw FunctionError.badInput(message: "appAccountToken belongs to another user")
         }
-        // The API key is needed from here on, and only here: a dry run works without it.
-        let migrator = try self.migrator ?? makeMigrator()
+        // The API key is needed from here on, and only here: a dry run works without it. Built
+        // per request, once the request and its account are known to be good.
+        let migrator = try makeMigrator()
         let legacy = request.legacyCheck ? settings.sharedSecret.map { [context] secret in
             VerifyReceiptClient(http: { try context.adapters.http() }, endpoints: settings.endpoints, sharedSecret: secret)
         } : nil

@@ -5,9 +5,8 @@ import StorekeeperCore
 /// `migrate-receipt`: an old app version sends its legacy app receipt. The receipt is read
 /// and verified locally (PKCS#7, Apple's ASN.1 layout, the chain at the receipt's creation
 /// date); a dry run answers what it holds and stops there. Otherwise `ReceiptMigration` moves
-/// it to the App Store Server API through a `ReceiptMigrator` (`AppStoreReceiptMigrator`,
-/// built from the API settings, unless a test passes its own), beside the legacy
-/// verifyReceipt track when asked.
+/// it to the App Store Server API through an `AppStoreReceiptMigrator` built from the API
+/// settings, beside the legacy verifyReceipt track when asked.
 public final class MigrateReceiptFunction: TypedFunction {
     public typealias Response = CallOutcome<Answer>
 
@@ -17,20 +16,12 @@ public final class MigrateReceiptFunction: TypedFunction {
 
     let settings: ReceiptSettings
     let context: FunctionContext
-    /// The move to the App Store Server API, given by a test; nil: built per request from the
-    /// API settings, once the request and its account are known to be good.
-    let migrator: (any ReceiptMigrator)?
     let requestsPerSecond: Double
 
-    public convenience init(context: FunctionContext) throws {
-        try self.init(context: context, migrator: nil)
-    }
-
-    public init(context: FunctionContext, migrator: (any ReceiptMigrator)?) throws {
+    public init(context: FunctionContext) throws {
         settings = try ReceiptSettings(environment: context.environment)
         requestsPerSecond = try ReconcileFunction.positiveNumber(Self.rateVariable, in: context.environment, default: 1, maximum: 100)
         self.context = context
-        self.migrator = migrator
     }
 
     public func handle(_ body: Request, call: FunctionRequest) throws -> Reply<Response> {
