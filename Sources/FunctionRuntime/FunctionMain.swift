@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// The entry point each `functions/<name>/main.swift` calls:
-/// `FunctionMain.run(MyHandler.self, adapters: Adapters.init)`, naming the handler and the
+/// `FunctionMain.run(MyHandler.self, adapters: Adapters.init(environment:))`, naming the handler and the
 /// composition that builds its adapters. A thin wrapper that hands the real process to
 /// `FunctionRunner`.
 public enum FunctionMain {
