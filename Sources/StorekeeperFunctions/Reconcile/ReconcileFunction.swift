@@ -114,16 +114,16 @@ public final class ReconcileFunction: FunctionHandler {
         }
 
         let store = try context.adapters.store()
-        let timing = SystemRetryTiming()
-        let deadline = timing.now() + .milliseconds(Int64(seconds * 1000))
+        let time = context.clock
+        let deadline = time.monotonic() + .milliseconds(Int64(seconds * 1000))
         let gate = SharedRateLimitGate(
             limiter: SharedRateLimiter(store: store, requestsPerSecond: requestsPerSecond),
-            timing: timing, deadline: deadline, log: context.log)
-        let client = try settings.makeClient(context: context, timing: timing, gate: gate)
+            time: time, deadline: deadline, log: context.log)
+        let client = try settings.makeClient(context: context, gate: gate)
         let reconciler = Reconciler(
             store: store, lookup: APIStatusLookup(client: client, sandboxFallback: settings.sandboxFallback),
             verifier: verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock)
-        let progress = TerminalProgress(label: "reconcile")
+        let progress = TerminalProgress(label: "reconcile", time: time)
         reconciler.progress = { progress.update(done: $0, total: $1) }
         let log = context.log
         reconciler.onCorrection = { correction in
@@ -133,7 +133,7 @@ public final class ReconcileFunction: FunctionHandler {
 
         let outcome: Result<ReconciliationReport, SubscriptionStatusLookupFailure>
         do {
-            outcome = .success(try reconciler.run(selection, restart: body.restart ?? false) { timing.now() >= deadline })
+            outcome = .success(try reconciler.run(selection, restart: body.restart ?? false) { time.monotonic() >= deadline })
         } catch let failure as SubscriptionStatusLookupFailure {
             outcome = .failure(failure)
         }

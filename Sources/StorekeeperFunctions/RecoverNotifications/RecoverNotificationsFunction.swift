@@ -102,9 +102,9 @@ public final class RecoverNotificationsFunction: FunctionHandler {
         let query = asked
 
         let store = try context.adapters.store()
-        let timing = SystemRetryTiming()
-        let deadline = timing.now() + .milliseconds(Int64(seconds * 1000))
-        let client = try settings.makeClient(context: context, timing: timing)
+        let time = context.clock
+        let deadline = time.monotonic() + .milliseconds(Int64(seconds * 1000))
+        let client = try settings.makeClient(context: context)
         let inbox = verification.makeNotificationInbox(adapters: context.adapters)
         let recovery = NotificationRecovery(
             store: store, inbox: inbox, source: APINotificationHistory(client: client, environment: environment),
@@ -112,7 +112,7 @@ public final class RecoverNotificationsFunction: FunctionHandler {
 
         let report: RecoveryReport
         do {
-            report = try recovery.run(query, cursorName: cursorName, restart: body.restart ?? false) { timing.now() >= deadline }
+            report = try recovery.run(query, cursorName: cursorName, restart: body.restart ?? false) { time.monotonic() >= deadline }
         } catch let error as RecoveryError {
             return answer(error)
         }

@@ -44,12 +44,10 @@ public final class TestNotificationFunction: FunctionHandler {
 
     private let settings: AppStoreAPISettings
     private let context: FunctionContext
-    private let timing: any AppStoreAPIRetryTiming
 
     public init(context: FunctionContext) throws {
         settings = try AppStoreAPISettings(environment: context.environment)
         self.context = context
-        timing = SystemRetryTiming()
     }
 
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
@@ -68,7 +66,7 @@ public final class TestNotificationFunction: FunctionHandler {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots")
         }
 
-        let client = try settings.makeClient(context: context, timing: timing)
+        let client = try settings.makeClient(context: context)
         let token: String
         do throws(AppStoreAPIError) {
             guard let value = try client.requestTestNotification(environment: environment).value.testNotificationToken else {
@@ -81,7 +79,7 @@ public final class TestNotificationFunction: FunctionHandler {
             return error.functionResponse
         }
 
-        let started = timing.now()
+        let started = context.clock.monotonic()
         var polls = 0
         var status: CheckTestNotificationResponse?
         while true {
@@ -94,8 +92,8 @@ public final class TestNotificationFunction: FunctionHandler {
                 status = answer
             }
             if let attempts = status?.sendAttempts, !attempts.isEmpty { break }
-            if timing.now() - started + .milliseconds(interval) > .seconds(timeout) { break }
-            timing.sleep(for: .milliseconds(interval))
+            if context.clock.monotonic() - started + .milliseconds(interval) > .seconds(timeout) { break }
+            context.clock.sleep(for: .milliseconds(interval))
         }
 
         let attempts = status?.sendAttempts ?? []
