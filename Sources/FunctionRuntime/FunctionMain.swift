@@ -35,10 +35,11 @@ public enum FunctionMain {
         exit(runner.run())
     }
 
-    /// The wall clock, unless STOREKEEPER_NOW pins the time (replays, golden examples). A
-    /// value that does not parse is ignored rather than guessed at; the runner logs it.
-    static func clock(_ pinned: String?) -> any Clock {
-        guard let pinned, let date = try? RuntimeSettings.fixedTime.parse(pinned) else { return SystemClock() }
-        return FixedClock(date)
+    /// The system's time, with decisions pinned when STOREKEEPER_NOW says so (replays, golden
+    /// examples); the real wall time, monotonic time and sleeping stay real. A value that does
+    /// not parse is ignored rather than guessed at; the runner logs it.
+    static func clock(_ pinned: String?) -> any TimeSource {
+        guard let pinned, let date = try? RuntimeSettings.fixedTime.parse(pinned) else { return SystemTime() }
+        return SystemTime(pinnedAt: date)
     }
 }

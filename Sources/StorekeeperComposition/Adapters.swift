@@ -20,9 +20,9 @@ public final class Adapters: FunctionAdapters {
     }
 
     /// The store, opened now. Throws only `StoreError`, which the runtime answers by its
-    /// disposition: a malformed `STORE_URL` or refused credentials are
-    /// `.invalidConfiguration` (exit 78); a store that cannot be reached or used is retryable
-    /// (exit 75, HTTP 503).
+    /// disposition: a malformed `STORE_URL`, refused credentials or a store in a newer layout
+    /// than this build knows (`StoreLayout`) are `.invalidConfiguration` (exit 78); a store
+    /// that cannot be reached or used is retryable (exit 75, HTTP 503).
     public func store() throws -> any KeyValueStore {
         try selfOpeningStore.opened()
     }
@@ -42,9 +42,14 @@ public final class Adapters: FunctionAdapters {
         } catch {
             throw StoreError(.invalidConfiguration, (error as? FunctionError)?.message ?? "\(RuntimeSettings.storeURL.name) does not parse")
         }
+        let store: any KeyValueStore
         switch location {
-        case .sqlite(let path): return try SQLiteStore(path: path)
-        case .redis(let url): return try RedisStore(url: url)
+        case .sqlite(let path): store = try SQLiteStore(path: path)
+        case .redis(let url): store = try RedisStore(url: url)
         }
+        // Once per process, before the first read or write: a store in a newer layout is
+        // refused (exit 78), an older one migrated.
+        try StoreLayout.prepare(store)
+        return store
     }
 }
