@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "StorekeeperCore", package: "Storekeeper"),
                 .product(name: "FunctionRuntime", package: "Storekeeper"),
                 .product(name: "StorekeeperFunctions", package: "Storekeeper"),
+                .product(name: "StorekeeperTesting", package: "Storekeeper"),
             ]
         ),
     ] + fuzzTargets.map { name in

@@ -3,6 +3,7 @@ import FunctionRuntime
 import OpenSSLCrypto
 import StorekeeperCore
 import StorekeeperFunctions
+import StorekeeperTesting
 
 // The fuzz targets' entry logic, in one file that two builds compile: the libFuzzer
 // executables in fuzz/ (module FuzzEntries) and `swift test` (Tests/FunctionTests links this
