@@ -19,13 +19,6 @@ public final class Adapters {
         self.environment = environment
     }
 
-    /// Adapters that are already built (tests pass a store of their own making).
-    public init(environment: EnvironmentVariables, store: (any KeyValueStore)?, http: (any HTTPClient)? = nil) {
-        self.environment = environment
-        self.openedStore = store
-        self.openedHTTP = http
-    }
-
     /// The store. Throws only `StoreError`, which the runtime answers by its disposition: a
     /// malformed `STORE_URL` or refused credentials are `.invalidConfiguration` (exit 78); a
     /// store that cannot be reached or used is retryable (exit 75, HTTP 503).
