@@ -125,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyValueStoreTests",
-            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore", "TestSupport"]
+            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore", "TestSupport", "StorekeeperTesting"]
         ),
         // Runs one store scenario in its own process, so the conformance suite can race
         // several processes against one store. A test tool, not a deployable function.
