@@ -29,16 +29,27 @@ public struct NotificationSpec: Sendable {
 
     /// The request line for `simulate-store`.
     public func signingRequest() throws -> [String: Any] {
-        var data: [String: Any] = [
-            "bundleId": bundleId, "environment": environment, "appAppleId": TestPKI.appAppleId,
-            "transactionInfo": try Self.object(transaction),
-        ]
+        var data: [String: Any] = ["transactionInfo": try Self.object(transaction)]
         if let renewal { data["renewalInfo"] = try Self.object(renewal) }
+        return ["sign": "notification", "payload": payload(data: data)]
+    }
+
+    /// The notification's signedPayload, signed in process with the committed PKI the way
+    /// `simulate-store` signs it, for tests that hand it straight to the core.
+    public func signedPayload() throws -> String {
+        var data: [String: Any] = ["signedTransactionInfo": try TestPKI.sign(encoding: transaction)]
+        if let renewal { data["signedRenewalInfo"] = try TestPKI.sign(encoding: renewal) }
+        return try TestPKI.sign(payload(data: data))
+    }
+
+    /// The decoded notification around `data` (its transaction and renewal, signed or not).
+    private func payload(data: [String: Any]) -> [String: Any] {
+        let data = data.merging(["bundleId": bundleId, "environment": environment, "appAppleId": TestPKI.appAppleId]) { own, _ in own }
         var payload: [String: Any] = [
             "notificationType": type, "notificationUUID": uuid, "signedDate": signedDate, "version": "2.0", "data": data,
         ]
         if let subtype { payload["subtype"] = subtype }
-        return ["sign": "notification", "payload": payload]
+        return payload
     }
 
     /// What the entitlement engine is given for this notification once it is verified.

@@ -48,6 +48,13 @@ public enum TestPKI {
         return try signer.sign(payload: Array(json))
     }
 
+    /// Signs a model (a transaction, renewal info) as Apple would: its JSON, in Apple's field names.
+    public static func sign(encoding model: some Encodable, key keyStem: String = "leaf",
+                            chain: [String] = ["leaf", "intermediate", "root"]) throws -> String {
+        let signer = JWSSigner(key: try key(keyStem), header: JOSEHeader(alg: "ES256", x5c: try x5c(chain)))
+        return try signer.sign(payload: Array(JSONEncoder().encode(model)))
+    }
+
     public static func verifier(environments: Set<String> = ["Sandbox", "Production"],
                          roots: [String] = ["root"]) throws -> SignedDataVerifier {
         SignedDataVerifier(configuration: .init(
