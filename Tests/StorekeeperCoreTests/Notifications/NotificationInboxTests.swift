@@ -27,7 +27,7 @@ struct NotificationInboxTests {
         #expect(retry.receipt == .duplicate(notificationUUID: notification.uuid))
         #expect(try store.pendingCount(in: StoreKeys.notificationQueue) == 1, "a duplicate queues nothing")
 
-        let worker = NotificationProcessor(store: store)
+        let worker = NotificationProcessor(store: store, time: SystemTime())
         var report = try worker.run(budget: .seconds(30))
         #expect(report.applied == 1 && report.failed == 0 && report.remaining == 0, "\(report)")
         let record = try EntitlementRepository(store: store).record(story.originalTransactionId)
@@ -57,7 +57,7 @@ struct NotificationInboxTests {
             if case .accepted = try inbox.receive(signedPayload: payload, now: Self.date(story.now)).receipt { accepted += 1 }
         }
         #expect(accepted == payloads.count, "each notification is accepted once")
-        let report = try NotificationProcessor(store: store).run(budget: .seconds(30))
+        let report = try NotificationProcessor(store: store, time: SystemTime()).run(budget: .seconds(30))
         #expect(report.failed == 0 && report.remaining == 0 && report.deadLettered == 0, "\(report)")
         #expect(report.applied + report.stale + report.duplicate + report.ignored == payloads.count, "\(report)")
         #expect(try EntitlementRepository(store: store).record(story.originalTransactionId)

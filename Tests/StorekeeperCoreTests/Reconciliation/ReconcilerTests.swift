@@ -41,7 +41,7 @@ struct ReconcilerTests {
         // Apple refunded it; the REFUND notification never arrived.
         story.refund()
         let lookup = AppleStatuses(answers: [story.originalTransactionId: [try Self.appleSays(story, status: 5)]])
-        let clock = FixedClock(Date(timeIntervalSince1970: Double(story.now) / 1000))
+        let clock = SystemTime(pinnedAt: Date(timeIntervalSince1970: Double(story.now) / 1000))
         let reconciler = Reconciler(store: store, lookup: lookup, verifier: try TestPKI.verifier(), clock: clock)
         var corrections: [Reconciler.Correction] = []
         reconciler.onCorrection = { corrections.append($0) }
@@ -65,7 +65,7 @@ struct ReconcilerTests {
         _ = try repository.apply(story.events[0])
         let before = try repository.record(story.originalTransactionId)
         let reconciler = Reconciler(store: store, lookup: AppleStatuses(answers: [:]), verifier: try TestPKI.verifier(),
-                                    clock: FixedClock(Date(timeIntervalSince1970: Double(story.now) / 1000)))
+                                    clock: SystemTime(pinnedAt: Date(timeIntervalSince1970: Double(story.now) / 1000)))
         let report = try reconciler.run(.all, outOfTime: { false })
         #expect(report.correctedTotal == 0 && report.failedTotal == 1, "\(report)")
         #expect(try repository.record(story.originalTransactionId) == before)

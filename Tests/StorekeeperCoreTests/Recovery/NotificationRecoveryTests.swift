@@ -34,7 +34,7 @@ struct NotificationRecoveryTests {
         // The webhook got the first notification; an outage lost the other two.
         _ = try inbox.receive(signedPayload: payloads[0], now: now)
         let recovery = NotificationRecovery(store: store, inbox: inbox, source: History(pages: [Array(payloads[0...1]), [payloads[2]]]),
-                                            clock: FixedClock(now))
+                                            clock: SystemTime(pinnedAt: now))
         let query = NotificationHistoryRequest(startDate: story.notifications[0].signedDate - 1000, endDate: story.now)
 
         let report = try recovery.run(query, outOfTime: { false })
@@ -42,7 +42,7 @@ struct NotificationRecoveryTests {
         #expect(report.queued == 2 && report.alreadyKnown == 1 && report.invalid.isEmpty, "\(report)")
         #expect(try store.pendingCount(in: StoreKeys.notificationQueue) == 3)
 
-        let work = try NotificationProcessor(store: store).run(budget: .seconds(30))
+        let work = try NotificationProcessor(store: store, time: SystemTime()).run(budget: .seconds(30))
         #expect(work.failed == 0 && work.remaining == 0, "\(work)")
         let record = try EntitlementRepository(store: store).record(story.originalTransactionId)
         #expect(record == (try LifecycleSimulator.inOrderRecord(story.notifications)))

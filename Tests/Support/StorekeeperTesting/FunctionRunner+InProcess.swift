@@ -9,7 +9,7 @@ extension FunctionRunner {
         arguments: [String] = [],
         environment: [String: String] = [:],
         stdin: [UInt8],
-        clock: any Clock = SystemClock()
+        clock: any TimeSource = SystemTime()
     ) -> FunctionRunResult {
         let output = ByteBuffer()
         let errorOutput = ByteBuffer()
