@@ -39,15 +39,15 @@ public struct Entitlement: Codable, Sendable, Equatable {
         }
         originalTransactionId = record.originalTransactionId
         productId = latest?.productId
-        productType = latest?.type
+        productType = latest?.rawType
         self.status = status
         active = status.grantsAccess
         expiresDate = latest?.expiresDate
         gracePeriodExpiresDate = graceEnd
         autoRenew = record.renewal?.autoRenewStatus.map { $0 == 1 }
         autoRenewProductId = record.renewal?.autoRenewProductId
-        environment = latest?.environment
-        ownership = latest?.inAppOwnershipType
+        environment = latest?.rawEnvironment
+        ownership = latest?.rawInAppOwnershipType
         appAccountToken = latest?.appAccountToken
         latestTransactionId = latest?.transactionId
         lastEvent = record.lastEvent

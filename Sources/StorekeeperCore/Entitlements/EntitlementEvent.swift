@@ -30,6 +30,9 @@ public struct EntitlementEvent: Sendable {
         self.renewalInfo = renewalInfo
     }
 
+    /// The notification type, typed; nil for other sources and for a type Apple added later.
+    public var notificationType: NotificationTypeV2? { type.flatMap(NotificationTypeV2.init(rawValue:)) }
+
     /// The original transaction this event is about, when it carries one.
     public var originalTransactionId: String? {
         transaction?.originalTransactionId ?? renewalInfo?.originalTransactionId

@@ -41,16 +41,16 @@ public struct EntitlementRecord: Codable, Sendable, Equatable {
     static func status(of transaction: TransactionFacts, renewal: RenewalFacts?, at time: Int64) -> EntitlementStatus {
         if transaction.revocationDate != nil {
             // Family Sharing withdrawn is a revocation; a purchaser's revocation is a refund.
-            return transaction.inAppOwnershipType == "FAMILY_SHARED" ? .revoked : .refunded
+            return transaction.inAppOwnershipType == .familyShared ? .revoked : .refunded
         }
         switch transaction.type {
-        case "Non-Consumable":
+        case .nonConsumable:
             return .lifetime
-        case "Non-Renewing Subscription":
+        case .nonRenewingSubscription:
             // Apple sets no expiry on these; the app defines the duration.
             guard let expires = transaction.expiresDate else { return .active }
             return expires > time ? .active : .expired
-        default:
+        case .autoRenewableSubscription, .consumable, nil:
             if let expires = transaction.expiresDate, expires > time { return .active }
             if renewal?.isInBillingRetryPeriod == true {
                 if let graceEnd = renewal?.gracePeriodExpiresDate, graceEnd > time { return .grace }

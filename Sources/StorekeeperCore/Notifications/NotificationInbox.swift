@@ -43,7 +43,7 @@ public final class NotificationInbox {
     }
 
     /// Throws VerificationError (bad data, or retryable online-check failure) or StoreError.
-    public func receive(signedPayload: String, now: Date, via: String = "webhook") throws -> Delivery {
+    public func receive(signedPayload: String, now: Date, via: NotificationArrival = .webhook) throws -> Delivery {
         let outcome: Result<VerifiedSignedData, VerificationError>
         do {
             outcome = .success(try verifier.verify(signedPayload, as: .notification, now: now, unsignedData: .refused))
@@ -71,7 +71,7 @@ public final class NotificationInbox {
         // The job carries the record itself, so the worker gets it with the claim instead of
         // one more round trip to the store; the keyed copy is what deduplication and audit use.
         let job = QueuedJob(id: claims.notificationUUID, payload: record,
-                            priority: Self.priority(of: claims.notificationType), maxAttempts: 8)
+                            priority: Self.priority(of: claims.notificationType.flatMap(NotificationTypeV2.init(rawValue:))), maxAttempts: 8)
         let stored: Bool
         do {
             stored = try store().setIfAbsentAndEnqueue(
@@ -89,7 +89,7 @@ public final class NotificationInbox {
 
     /// Refunds and revocations first: the shorter the time a refunded purchase keeps working,
     /// the less refund abuse pays (the field report's advice).
-    public static func priority(of type: String?) -> Int {
-        type == "REFUND" || type == "REVOKE" ? 0 : 1
+    public static func priority(of type: NotificationTypeV2?) -> Int {
+        type == .refund || type == .revoke ? 0 : 1
     }
 }

@@ -14,8 +14,8 @@ public struct StoredNotification: Decodable, Sendable {
     public var environment: String
     /// When it reached Storekeeper, milliseconds since 1970.
     public var receivedAt: Int64
-    /// How it arrived: "webhook" (Apple called) or "history" (recovered from Notification History).
-    public var via: String
+    /// How it arrived.
+    public var via: NotificationArrival
     public var transactionInfo: JWSTransactionDecodedPayload?
     public var renewalInfo: JWSRenewalInfoDecodedPayload?
     // `appTransactionInfo` (a notification about the app, such as RESCIND_CONSENT) is kept in
@@ -23,15 +23,15 @@ public struct StoredNotification: Decodable, Sendable {
     // applies nothing from it, so it cannot make a notification fail.
 
     /// The stored form, splicing the verified JSON in unchanged.
-    static func encoded(_ verified: VerifiedSignedData, claims: NotificationClaims, receivedAt: Int64, via: String) -> [UInt8] {
+    static func encoded(_ verified: VerifiedSignedData, claims: NotificationClaims, receivedAt: Int64, via: NotificationArrival) -> [UInt8] {
         var builder = JSONObjectBuilder()
         builder.add("notificationUUID", claims.notificationUUID)
         if let type = claims.notificationType { builder.add("notificationType", type) }
         if let subtype = claims.subtype { builder.add("subtype", subtype) }
         builder.add("signedDate", rawJSON: Array(String(claims.signedDate).utf8))
-        builder.add("environment", verified.environment)
+        builder.add("environment", verified.environment.rawValue)
         builder.add("receivedAt", rawJSON: Array(String(receivedAt).utf8))
-        builder.add("via", via)
+        builder.add("via", via.rawValue)
         builder.add("payload", rawJSON: verified.payload)
         if let transactionInfo = verified.transactionInfo { builder.add("transactionInfo", rawJSON: transactionInfo) }
         if let renewalInfo = verified.renewalInfo { builder.add("renewalInfo", rawJSON: renewalInfo) }

@@ -123,7 +123,7 @@ public final class AppStoreAPIFunction: FunctionHandler {
         if decode && verifier == nil {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots to verify signed fields")
         }
-        let fallback = body.sandboxFallback ?? settings.acceptedEnvironments.contains("Sandbox")
+        let fallback = body.sandboxFallback ?? settings.acceptedEnvironments.contains(.sandbox)
         let call = try AppStoreAPICall(spec: spec, identifiers: identifiers, query: query, body: requestBody)
 
         let client = try settings.makeClient(context: context)

@@ -188,13 +188,13 @@ public final class MigrateReceiptFunction: FunctionHandler {
         case .success(let verified):
             verification = verified
             answer.add("verified", true)
-            answer.add("environment", verified.environment)
+            answer.add("environment", verified.environment.rawValue)
             answer.add("chainVerified", verified.chainVerified)
         case .failure(let error):
             verification = nil
             context.log.warning("receipt did not verify", ["code": error.code, "reason": error.reason])
             answer.add("verified", false)
-            if let environment = reading.receipt.receiptType?.environment { answer.add("environment", environment) }
+            if let environment = reading.receipt.receiptType?.environment { answer.add("environment", environment.rawValue) }
             try answer.add("error", encoding: ["code": error.code, "message": error.reason])
             if !dryRun {
                 return FunctionResponse(status: error.isRetryable ? 503 : 400, body: answer.build(), exitCode: error.isRetryable ? 75 : 65)
@@ -203,7 +203,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
         try answer.add("receipt", encoding: ReceiptAnswer(reading.receipt))
         try answer.add("originalTransactionIds", encoding: reading.receipt.originalTransactionIds)
         // Not a dry run, the receipt verified (a failure was answered above).
-        guard !dryRun, let environment = verification?.environment else {
+        guard !dryRun, let environment = verification?.environment.rawValue else {
             return FunctionResponse(status: 200, body: answer.build())
         }
 

@@ -7,9 +7,6 @@ import StorekeeperCore
 /// and checked before the first request, so a mistake is exit 78 at start-up rather than a
 /// wrong answer later.
 struct AppStoreSettings {
-    /// Environments Apple's data can declare.
-    static let knownEnvironments: Set<String> = ["Production", "Sandbox", "Xcode", "LocalTesting"]
-
     static let variables: [EnvironmentVariableHelp] = [
         EnvironmentVariableHelp(name: "APPSTORE_ROOT_CERTS", required: true,
             meaning: "comma-separated files or folders of trusted root certificates (DER or PEM): Apple's roots from `make apple-roots`, or the test PKI's root"),
@@ -41,7 +38,7 @@ struct AppStoreSettings {
                 throw FunctionError.configuration("APPSTORE_APP_APPLE_ID must be the numeric App Apple ID")
             }
             appAppleId = value
-        } else if accepted.contains("Production") {
+        } else if accepted.contains(.production) {
             throw FunctionError.configuration("APPSTORE_APP_APPLE_ID is required when Production data is accepted")
         }
 
@@ -80,18 +77,18 @@ struct AppStoreSettings {
 extension AppStoreSettings {
     /// `APPSTORE_ENVIRONMENT`: the accepted environments (default Production,Sandbox), each
     /// one Apple knows; anything else is a configuration error.
-    static func acceptedEnvironments(_ environment: EnvironmentVariables) throws -> Set<String> {
-        let accepted = Set(
+    static func acceptedEnvironments(_ environment: EnvironmentVariables) throws -> Set<Environment> {
+        let names = Set(
             (environment.optional("APPSTORE_ENVIRONMENT") ?? "Production,Sandbox")
                 .split(separator: ",")
                 .map { $0.trimmedOfSpaces }
                 .filter { !$0.isEmpty }
         )
-        let unknown = accepted.subtracting(knownEnvironments)
-        guard unknown.isEmpty, !accepted.isEmpty else {
+        let unknown = names.filter { Environment(rawValue: $0) == nil }
+        guard unknown.isEmpty, !names.isEmpty else {
             throw FunctionError.configuration("APPSTORE_ENVIRONMENT names unknown environments: \(unknown.sorted().joined(separator: ", ")); use Production, Sandbox, Xcode, LocalTesting")
         }
-        return accepted
+        return Set(names.compactMap(Environment.init(rawValue:)))
     }
 
     /// The verifier with its caches and online checks wired to this process's adapters:
@@ -103,7 +100,7 @@ extension AppStoreSettings {
         let unsigned = verifierConfiguration.acceptedEnvironments.intersection(SignedDataVerifier.unsignedEnvironments)
         if !unsigned.isEmpty {
             log.warning("APPSTORE_ENVIRONMENT accepts data Apple does not sign; its signature is not checked (never in production)",
-                        ["environments": unsigned.sorted().joined(separator: ",")])
+                        ["environments": unsigned.map(\.rawValue).sorted().joined(separator: ",")])
         }
         return verifier(adapters: adapters)
     }

@@ -42,7 +42,7 @@ enum TestPKI {
         return try signer.sign(payload: Array(json))
     }
 
-    static func verifier(environments: Set<String> = ["Sandbox", "Production"],
+    static func verifier(environments: Set<Environment> = [.sandbox, .production],
                          roots: [String] = ["root"]) throws -> SignedDataVerifier {
         SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors(try roots.map(certificate)),
@@ -96,7 +96,7 @@ enum XcodeFixtures {
         return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func verifier(environments: Set<String>) -> SignedDataVerifier {
+    static func verifier(environments: Set<Environment>) -> SignedDataVerifier {
         SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors([]), bundleId: bundleId, appAppleId: nil, acceptedEnvironments: environments))
     }

@@ -111,7 +111,7 @@ enum FuzzFixtures {
             trustAnchors: TrustAnchors([try root.get()]),
             bundleId: bundleId,
             appAppleId: appAppleId,
-            acceptedEnvironments: ["Sandbox", "Production"]
+            acceptedEnvironments: [.sandbox, .production]
         )
     }
 }
@@ -323,7 +323,7 @@ enum FuzzReceiptReader {
     static func run(_ input: [UInt8]) throws -> String {
         let verifier = ReceiptVerifier(configuration: .init(
             trustAnchors: TrustAnchors([try root.get()]), bundleId: FuzzFixtures.bundleId,
-            acceptedEnvironments: ["Production", "Sandbox"]))
+            acceptedEnvironments: [.production, .sandbox]))
         let first = outcome(verifier, input)
         let second = outcome(verifier, input)
         guard first == second else { throw FuzzFinding("the same receipt read twice gave \"\(first)\" then \"\(second)\"") }

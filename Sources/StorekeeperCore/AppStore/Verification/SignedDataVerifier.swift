@@ -31,9 +31,9 @@ public final class SignedDataVerifier {
         /// The numeric App Apple ID, checked on Production data. Required when Production is accepted.
         public var appAppleId: Int64?
         /// The environments whose data is accepted (a production server also serves App Review's sandbox purchases).
-        public var acceptedEnvironments: Set<String>
+        public var acceptedEnvironments: Set<Environment>
 
-        public init(trustAnchors: TrustAnchors, bundleId: String, appAppleId: Int64?, acceptedEnvironments: Set<String>) {
+        public init(trustAnchors: TrustAnchors, bundleId: String, appAppleId: Int64?, acceptedEnvironments: Set<Environment>) {
             self.trustAnchors = trustAnchors
             self.bundleId = bundleId
             self.appAppleId = appAppleId
@@ -42,7 +42,7 @@ public final class SignedDataVerifier {
     }
 
     /// Environments whose data Apple does not sign with its PKI.
-    public static let unsignedEnvironments: Set<String> = ["Xcode", "LocalTesting"]
+    public static let unsignedEnvironments: Set<Environment> = Set(Environment.allCases.filter { !$0.isSignedByApple })
 
     public let configuration: Configuration
     private var chains = VerifiedChainCache()
@@ -111,14 +111,15 @@ public final class SignedDataVerifier {
             throw VerificationError(.invalidJWTFormat,
                                     "payload is \(claims.inferredType.map { "a \($0.rawValue)" } ?? "of no known kind"), not a \(resolvedType.rawValue)")
         }
-        let environment = claims.environment(for: resolvedType)
+        let declaredEnvironment = claims.environment(for: resolvedType)
+        let environment = declaredEnvironment.flatMap(Environment.init(rawValue:))
         let signingTime = claims.signingTime(for: resolvedType)
 
         // Apple's libraries decode StoreKit Testing data without any chain when their
         // environment is Xcode; its x5c is one self-signed certificate, so it is not even
         // looked at here.
         let skipSignature = unsignedData == .acceptedWhenConfigured && environment.map {
-            Self.unsignedEnvironments.contains($0) && configuration.acceptedEnvironments.contains($0)
+            !$0.isSignedByApple && configuration.acceptedEnvironments.contains($0)
         } ?? false
         var revocationOutcome = RevocationOutcome.notChecked
         if !skipSignature {
@@ -137,7 +138,7 @@ public final class SignedDataVerifier {
 
         try checkAppIdentity(claims, type: resolvedType, environment: environment)
         guard let environment, configuration.acceptedEnvironments.contains(environment) else {
-            throw VerificationError.environmentNotAccepted(environment)
+            throw VerificationError.environmentNotAccepted(declaredEnvironment)
         }
 
         var transactionInfo: [UInt8]?
@@ -153,13 +154,13 @@ public final class SignedDataVerifier {
                 do {
                     inner = try verify(signed, as: kind, now: now, unsignedData: unsignedData)
                 } catch let error where error.kind == .invalidEnvironment {
-                    throw VerificationError(.invalidEnvironment, "\(field): \(error.reason); the notification declares \(environment)")
+                    throw VerificationError(.invalidEnvironment, "\(field): \(error.reason); the notification declares \(environment.rawValue)")
                 } catch {
                     throw VerificationError(error.kind, "\(field): \(error.reason)")
                 }
                 guard inner.environment == environment else {
                     throw VerificationError(.invalidEnvironment,
-                                            "\(field) declares environment \(inner.environment), the notification \(environment)")
+                                            "\(field) declares environment \(inner.environment.rawValue), the notification \(environment.rawValue)")
                 }
                 return inner.payload
             }
@@ -277,7 +278,7 @@ public final class SignedDataVerifier {
         try? chainStore().set(key, Array(bytes), expiresIn: lifetime)
     }
 
-    private func checkAppIdentity(_ claims: SignedPayloadClaims, type: SignedDataType, environment: String?) throws(VerificationError) {
+    private func checkAppIdentity(_ claims: SignedPayloadClaims, type: SignedDataType, environment: Environment?) throws(VerificationError) {
         let bundleId: String?
         let appAppleId: Int64?
         switch type {
@@ -300,7 +301,7 @@ public final class SignedDataVerifier {
         // Apple omits appAppleId from sandbox data; in Production it must be this app's.
         // (Production data on a server that does not accept Production is refused by the
         // environment check that follows, which says so more plainly.)
-        if environment == "Production", configuration.acceptedEnvironments.contains("Production"),
+        if environment == .production, configuration.acceptedEnvironments.contains(.production),
            type == .notification || type == .appTransaction {
             guard let expected = configuration.appAppleId, appAppleId == expected else {
                 throw VerificationError(.invalidAppIdentifier, "App Apple ID \(appAppleId.map(String.init) ?? "(none)") is not this app's")

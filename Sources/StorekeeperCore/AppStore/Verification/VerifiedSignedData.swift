@@ -7,8 +7,8 @@ import FoundationEssentials
 /// lenient reader could see differently (duplicate keys, a BOM). `decode(_:)` gives the typed model.
 public struct VerifiedSignedData: Sendable {
     public let type: SignedDataType
-    /// The environment the data declares ("Production", "Sandbox", "Xcode", "LocalTesting").
-    public let environment: String
+    /// The environment the data declares, one this deployment accepts.
+    public let environment: Environment
     /// The verified payload: the signed JSON value, re-encoded compactly.
     public let payload: [UInt8]
     /// When Apple signed it (an app transaction: when the receipt was created).
