@@ -164,11 +164,10 @@ public final class Reconciler {
     /// the stored one.
     private func apply(_ state: AppleSubscriptionState, now: Date) throws -> Correction? {
         guard let signedTransaction = state.signedTransactionInfo else { return nil }
-        let transaction = try verifier.verify(signedTransaction, as: .transaction, now: now)
-            .decode(JWSTransactionDecodedPayload.self)
+        let transaction = try verifier.verifyTransaction(signedTransaction, now: now).payload
         var renewal: JWSRenewalInfoDecodedPayload?
         if let signedRenewal = state.signedRenewalInfo {
-            renewal = try verifier.verify(signedRenewal, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
+            renewal = try verifier.verifyRenewalInfo(signedRenewal, now: now).payload
         }
         let originalTransactionId = transaction.originalTransactionId ?? state.originalTransactionId
         let stored = try repository.record(originalTransactionId)

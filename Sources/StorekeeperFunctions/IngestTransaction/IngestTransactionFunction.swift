@@ -67,10 +67,10 @@ public final class IngestTransactionFunction: FunctionHandler {
             throw FunctionError.badInput(code: "invalid_request", message: "jwsRepresentation is required")
         }
         let now = context.clock.now()
-        let transaction = try verifier.verify(jws, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self)
+        let transaction = try verifier.verifyTransaction(jws, now: now).payload
         var renewal: JWSRenewalInfoDecodedPayload?
         if let signed = body.signedRenewalInfo {
-            renewal = try verifier.verify(signed, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
+            renewal = try verifier.verifyRenewalInfo(signed, now: now).payload
             guard renewal?.originalTransactionId == transaction.originalTransactionId else {
                 throw FunctionError.badInput(code: "invalid_request", message: "the renewal info is for another subscription")
             }

@@ -146,9 +146,9 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                 coveredByStatuses.insert(subject)
                 guard let signedTransaction = item.signedTransactionInfo else { continue }
                 do {
-                    let transaction = try verifier.verify(signedTransaction, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self)
+                    let transaction = try verifier.verifyTransaction(signedTransaction, now: now).payload
                     let renewal = try item.signedRenewalInfo.map {
-                        try verifier.verify($0, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
+                        try verifier.verifyRenewalInfo($0, now: now).payload
                     }
                     try apply(transaction, renewal: renewal, origin: "status")
                 } catch let error as VerificationError {
@@ -203,7 +203,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
             answeredBy = page.environment
             for signed in page.value.signedTransactions ?? [] {
                 do {
-                    transactions.append(try verifier.verify(signed, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self))
+                    transactions.append(try verifier.verifyTransaction(signed, now: now).payload)
                 } catch let error as VerificationError {
                     progress[id]?.failure = error.code
                     onRejected?(id, error.code)
