@@ -1,4 +1,4 @@
-/// The pure heart of Storekeeper: (current record or none, verified event) → new record.
+/// The pure heart of Storekeeper: (current record or none, a fact Apple stated) → new record.
 ///
 /// No I/O and no clock: the caller loads the record, applies, and stores it with a
 /// compare-and-set. Because the record merges facts by their signing time, the result does
@@ -13,7 +13,7 @@ public enum EntitlementEngine {
     /// transaction and renewal info it carries, merged by signing time), not a meaning of the
     /// type, so a type nobody here knows yet can only bring newer facts. Its raw name stays in
     /// `lastEvent.type`.
-    public static func apply(_ event: EntitlementEvent, to current: EntitlementRecord?) throws(EntitlementError) -> EntitlementUpdate {
+    public static func apply(_ event: AppleFact, to current: EntitlementRecord?) throws(EntitlementError) -> EntitlementUpdate {
         if let type = event.notificationType, notApplied.contains(type) {
             return EntitlementUpdate(outcome: .ignored, record: current, reason: "\(type.rawValue) does not change an entitlement")
         }

@@ -60,9 +60,10 @@ public struct StoredNotification: Decodable, Sendable {
         return builder.build()
     }
 
-    /// The event the entitlement engine applies.
-    public var event: EntitlementEvent {
-        EntitlementEvent(id: notificationUUID, source: .notification, type: payload.rawNotificationType, subtype: payload.rawSubtype,
-                         signedDate: signedDate, transaction: transactionInfo, renewalInfo: renewalInfo)
+    /// What Apple said, as the entitlement engine applies it.
+    public var event: AppleFact {
+        AppleFact(.notification(notificationUUID: notificationUUID, signedDate: signedDate,
+                                type: payload.rawNotificationType, subtype: payload.rawSubtype),
+                  transaction: transactionInfo, renewalInfo: renewalInfo)
     }
 }

@@ -176,12 +176,8 @@ public final class Reconciler {
         // first (the record still said active); either differing from Apple is a correction.
         let storedStatus = stored?.status
         let storedNow = stored.map { Entitlement($0, now: now).status }
-        // Apple signs these answers when asked, so their signedDate is now: newer than any
-        // notification already applied, and merged by the same rules.
-        let signedDate = max(transaction.signedDate ?? 0, renewal?.signedDate ?? 0)
-        let event = EntitlementEvent(
-            id: "reconcile:\(originalTransactionId):\(signedDate)", source: .reconciliation,
-            signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
+        let event = AppleFact(.reconciliation(originalTransactionId: originalTransactionId),
+                              transaction: transaction, renewalInfo: renewal)
         let update = try repository.apply(event)
         guard let record = update.record else { return nil }
         let after = Entitlement(record, now: now).status

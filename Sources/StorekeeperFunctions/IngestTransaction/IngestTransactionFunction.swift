@@ -75,10 +75,7 @@ public final class IngestTransactionFunction: FunctionHandler {
                 throw FunctionError.badInput(code: "invalid_request", message: "the renewal info is for another subscription")
             }
         }
-        let signedDate = transaction.signedDate ?? now.millisecondsSince1970
-        let event = EntitlementEvent(
-            id: "ingest:\(transaction.transactionId ?? "?"):\(signedDate)", source: .ingest,
-            signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
+        let event = AppleFact(.ingest(receivedAt: now.millisecondsSince1970), transaction: transaction, renewalInfo: renewal)
 
         let repository = EntitlementRepository(store: try context.adapters.store())
         var userId = body.userId

@@ -29,9 +29,9 @@ struct NotificationSpec: Sendable {
     }
 
     /// What the entitlement engine is given for this notification once it is verified.
-    var event: EntitlementEvent {
-        EntitlementEvent(id: uuid, source: .notification, type: type, subtype: subtype, signedDate: signedDate,
-                         transaction: transaction, renewalInfo: renewal)
+    var event: AppleFact {
+        AppleFact(.notification(notificationUUID: uuid, signedDate: signedDate, type: type, subtype: subtype),
+                  transaction: transaction, renewalInfo: renewal)
     }
 
     private static func object(_ value: some Encodable) throws -> Any {

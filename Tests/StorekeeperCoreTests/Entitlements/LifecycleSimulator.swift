@@ -29,7 +29,7 @@ struct LifecycleSimulator {
     var inBillingRetry = false
     var graceEnd: Int64?
     var ownership = "PURCHASED"
-    var events: [EntitlementEvent] = []
+    var events: [AppleFact] = []
     private var eventCount = 0
 
     init(originalTransactionId: String = "1000", productType: String = "Auto-Renewable Subscription") {
@@ -63,9 +63,9 @@ struct LifecycleSimulator {
         eventCount += 1
         var signed = transaction ?? latest
         signed.signedDate = now
-        events.append(EntitlementEvent(
-            id: "\(originalTransactionId)-n\(eventCount)", source: .notification, type: type, subtype: subtype,
-            signedDate: now, transaction: signed, renewalInfo: renewal()))
+        events.append(AppleFact(
+            .notification(notificationUUID: "\(originalTransactionId)-n\(eventCount)", signedDate: now, type: type, subtype: subtype),
+            transaction: signed, renewalInfo: renewal()))
     }
 
     mutating func subscribe() {

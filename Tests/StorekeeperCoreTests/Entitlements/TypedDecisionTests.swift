@@ -56,7 +56,7 @@ struct TypedDecisionTests {
 
     @Test func notificationTypesThatChangeNothingAreNamedByType() throws {
         for type in EntitlementEngine.notApplied {
-            let event = EntitlementEvent(id: "n", source: .notification, type: type.rawValue, signedDate: 1,
+            let event = AppleFact(id: "n", source: .notification, type: type.rawValue, signedDate: 1,
                                          transaction: nil, renewalInfo: nil)
             #expect(try EntitlementEngine.apply(event, to: nil).outcome == .ignored)
         }

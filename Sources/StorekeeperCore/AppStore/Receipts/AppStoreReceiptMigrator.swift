@@ -73,10 +73,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
         func apply(_ transaction: JWSTransactionDecodedPayload, renewal: JWSRenewalInfoDecodedPayload?, origin: String) throws {
             guard let id = transaction.originalTransactionId else { return }
             try note(id)
-            let signedDate = max(transaction.signedDate ?? 0, renewal?.signedDate ?? 0)
-            let event = EntitlementEvent(
-                id: "migrate:\(origin):\(transaction.transactionId ?? id):\(signedDate)", source: .reconciliation,
-                signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
+            let event = AppleFact(.migration(step: origin, originalTransactionId: id), transaction: transaction, renewalInfo: renewal)
             // A purchase that carries another user's appAccountToken follows its token, not the request.
             var userId = account.userId
             if let token = transaction.appAccountToken, !token.isEmpty, let requested = userId,
