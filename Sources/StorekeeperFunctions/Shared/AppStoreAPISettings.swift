@@ -78,12 +78,10 @@ struct AppStoreAPISettings {
         verification = environment.optional("APPSTORE_ROOT_CERTS") == nil ? nil : try AppStoreSettings(environment: environment)
     }
 
-    func makeClient(context: FunctionContext, timing: any AppStoreAPIRetryTiming = SystemRetryTiming(),
-                    gate: any AppStoreAPIRequestGate = OpenRequestGate()) throws -> AppStoreServerAPIClient {
-        // The request token is dated by the wall clock, always: Apple checks it against its own
-        // time, even when the function's clock is pinned (STOREKEEPER_NOW) for verification.
+    func makeClient(context: FunctionContext, gate: any AppStoreAPIRequestGate = OpenRequestGate()) throws -> AppStoreServerAPIClient {
+        // The client dates its tokens by the real wall time, which STOREKEEPER_NOW never pins.
         AppStoreServerAPIClient(credentials: credentials, http: try context.adapters.http(), baseURLs: baseURLs,
-                                clock: SystemClock(), retryPolicy: retryPolicy, timing: timing, gate: gate)
+                                time: context.clock, retryPolicy: retryPolicy, gate: gate)
     }
 
     /// Lookups by transaction id ask the sandbox when production does not know the id.
@@ -96,36 +94,5 @@ struct AppStoreAPISettings {
             throw FunctionError.badInput(message: "environment must be Production or Sandbox")
         }
         return environment
-    }
-}
-
-extension AppStoreAPIError {
-    /// Apple's error as a function answer: Apple's name as the code; retryable is 503 and
-    /// exit 75; a refused token is a configuration problem (exit 78); "not found" is 404;
-    /// any other refusal is 400 (exit 65).
-    var functionResponse: FunctionResponse {
-        let status: Int
-        let exitCode: Int32
-        if isRetryable {
-            (status, exitCode) = (503, 75)
-        } else if kind == .unauthorized {
-            (status, exitCode) = (502, 78)
-        } else if httpStatus == 404 {
-            (status, exitCode) = (404, 65)
-        } else if kind == .invalidResponse {
-            (status, exitCode) = (502, 69)
-        } else {
-            (status, exitCode) = (400, 65)
-        }
-        var error = JSONObjectBuilder()
-        error.add("code", code)
-        error.add("message", reason)
-        if let errorCode { error.add("errorCode", rawJSON: Array(String(errorCode).utf8)) }
-        if let httpStatus { error.add("httpStatus", rawJSON: Array(String(httpStatus).utf8)) }
-        error.add("retryable", isRetryable)
-        error.add("attempts", rawJSON: Array(String(attempts).utf8))
-        var answer = JSONObjectBuilder()
-        answer.add("error", rawJSON: error.build())
-        return FunctionResponse(status: status, body: answer.build(), exitCode: exitCode)
     }
 }

@@ -78,7 +78,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 enum FuzzFixtures {
     /// 2026-06-01T00:00:00Z, the test PKI's fixed validation time (Tests/Fixtures/pki/README.md).
     static let now = Date(timeIntervalSince1970: 1_780_272_000)
-    static let clock = FixedClock(now)
+    static let clock = SystemTime(pinnedAt: now)
     static let bundleId = "com.example.storekeeper"
     static let appAppleId: Int64 = 1_234_567_890
     static let adminToken = "fuzz-admin-token"
@@ -329,8 +329,8 @@ enum FuzzReceiptReader {
         guard first == second else { throw FuzzFinding("the same receipt read twice gave \"\(first)\" then \"\(second)\"") }
         if case .success(let reading) = Result(catching: { try verifier.read(der: input) }) {
             if case .success(let verification) = reading.verification {
-                guard reading.receipt.bundleId == FuzzFixtures.bundleId, ["Production", "Sandbox"].contains(verification.environment) else {
-                    throw FuzzFinding("verified a receipt of \(reading.receipt.bundleId) in \(verification.environment)")
+                guard reading.receipt.bundleId == FuzzFixtures.bundleId, [Environment.production, .sandbox].contains(verification.environment) else {
+                    throw FuzzFinding("verified a receipt of \(reading.receipt.bundleId) in \(verification.environment.rawValue)")
                 }
             }
             let content = try PKCS7SignedData(der: input).content
@@ -347,7 +347,7 @@ enum FuzzReceiptReader {
         do {
             let reading = try verifier.read(der: input)
             switch reading.verification {
-            case .success(let verification): return "verified \(verification.environment) \(reading.receipt.inAppPurchases.count)"
+            case .success(let verification): return "verified \(verification.environment.rawValue) \(reading.receipt.inAppPurchases.count)"
             case .failure(let error): return "read, refused \(error.code)"
             }
         } catch {
