@@ -15,7 +15,7 @@ extension FunctionError {
         case .retryLater:
             self = .temporary(code: Self.storeUnavailableCode, message: "the store is unavailable; retry later")
         case .configuration:
-            self = .configuration("\(StoreLocation.variable) does not lead to a usable store; see the log")
+            self = .configuration("\(RuntimeSettings.storeURL.name) does not lead to a usable store; see the log")
         }
     }
 }
