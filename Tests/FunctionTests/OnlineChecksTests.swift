@@ -98,7 +98,7 @@ struct OnlineChecksTests {
         let http = try CurlHTTPClient()
         return SignedDataVerifier(
             configuration: .init(trustAnchors: TrustAnchors([try certificate("root")]), bundleId: "com.example.storekeeper",
-                                 appAppleId: nil, acceptedEnvironments: ["Sandbox"]),
+                                 appAppleId: nil, acceptedEnvironments: [.sandbox]),
             chainStore: store,
             revocation: RevocationChecker(policy: policy, http: { http }, store: store, timeout: .seconds(3)))
     }

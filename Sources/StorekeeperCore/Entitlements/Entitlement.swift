@@ -30,24 +30,18 @@ public struct Entitlement: Codable, Sendable, Equatable {
     public init(_ record: EntitlementRecord, now: Date) {
         let latest = record.latestTransaction
         let nowMilliseconds = now.millisecondsSince1970
-        var status = record.status
-        let graceEnd = record.renewal?.isInBillingRetryPeriod == true ? record.renewal?.gracePeriodExpiresDate : nil
-        if status == .active, let expires = latest?.expiresDate, expires <= nowMilliseconds {
-            status = graceEnd.map { $0 > nowMilliseconds } == true ? .grace : .expired
-        } else if status == .grace, let end = graceEnd, end <= nowMilliseconds {
-            status = .billingRetry
-        }
+        let status = record.status(at: nowMilliseconds)
         originalTransactionId = record.originalTransactionId
         productId = latest?.productId
-        productType = latest?.type
+        productType = latest?.rawType
         self.status = status
         active = status.grantsAccess
         expiresDate = latest?.expiresDate
-        gracePeriodExpiresDate = graceEnd
+        gracePeriodExpiresDate = record.gracePeriodEnd
         autoRenew = record.renewal?.autoRenewStatus.map { $0 == 1 }
         autoRenewProductId = record.renewal?.autoRenewProductId
-        environment = latest?.environment
-        ownership = latest?.inAppOwnershipType
+        environment = latest?.rawEnvironment
+        ownership = latest?.rawInAppOwnershipType
         appAccountToken = latest?.appAccountToken
         latestTransactionId = latest?.transactionId
         lastEvent = record.lastEvent

@@ -5,8 +5,8 @@
 /// version, the latest signed renewal info, and the latest event. Each part merges by the
 /// time Apple signed it, so applying events in any order, any number of times, gives the same
 /// record, and a late event can never overwrite newer facts. The status is derived from the
-/// facts (`EntitlementRecord.status`), the same way for notifications, ingested transactions
-/// and reconciliation.
+/// facts in one place (`status(at:)`), the same way for notifications, ingested transactions,
+/// reconciliation and get-entitlements.
 public struct EntitlementRecord: Codable, Sendable, Equatable {
     /// Periods kept per subscription: enough for years of monthly renewals; the oldest go first.
     static let transactionLimit = 120
@@ -32,25 +32,44 @@ public struct EntitlementRecord: Codable, Sendable, Equatable {
         max(lastEvent.signedDate, latestTransaction?.signedDate ?? .min, renewal?.signedDate ?? .min)
     }
 
-    /// The status as of the newest signed information.
-    public var status: EntitlementStatus {
-        guard let latest = latestTransaction else { return .expired }
-        return Self.status(of: latest, renewal: renewal, at: evaluationTime)
+    /// The status as of the newest signed information: what Apple last said.
+    public var status: EntitlementStatus { status(at: nil) }
+
+    /// The end of the billing grace period, while Apple is retrying a failed charge.
+    public var gracePeriodEnd: Int64? {
+        renewal?.isInBillingRetryPeriod == true ? renewal?.gracePeriodExpiresDate : nil
     }
 
-    static func status(of transaction: TransactionFacts, renewal: RenewalFacts?, at time: Int64) -> EntitlementStatus {
+    /// The one place a record's status is derived. Without `now`, as of the newest signed
+    /// information; with it (milliseconds), moved on by the clock when a period or grace
+    /// period has ended since Apple last said anything (reconciliation will confirm it).
+    /// The clock only moves a status on, never back.
+    public func status(at now: Int64?) -> EntitlementStatus {
+        guard let latest = latestTransaction else { return .expired }
+        let signed = Self.status(of: latest, renewal: renewal, at: evaluationTime)
+        guard let now else { return signed }
+        if signed == .active, let expires = latest.expiresDate, expires <= now {
+            return gracePeriodEnd.map { $0 > now } == true ? .grace : .expired
+        }
+        if signed == .grace, let end = gracePeriodEnd, end <= now {
+            return .billingRetry
+        }
+        return signed
+    }
+
+    private static func status(of transaction: TransactionFacts, renewal: RenewalFacts?, at time: Int64) -> EntitlementStatus {
         if transaction.revocationDate != nil {
             // Family Sharing withdrawn is a revocation; a purchaser's revocation is a refund.
-            return transaction.inAppOwnershipType == "FAMILY_SHARED" ? .revoked : .refunded
+            return transaction.inAppOwnershipType == .familyShared ? .revoked : .refunded
         }
         switch transaction.type {
-        case "Non-Consumable":
+        case .nonConsumable:
             return .lifetime
-        case "Non-Renewing Subscription":
+        case .nonRenewingSubscription:
             // Apple sets no expiry on these; the app defines the duration.
             guard let expires = transaction.expiresDate else { return .active }
             return expires > time ? .active : .expired
-        default:
+        case .autoRenewableSubscription, .consumable, nil:
             if let expires = transaction.expiresDate, expires > time { return .active }
             if renewal?.isInBillingRetryPeriod == true {
                 if let graceEnd = renewal?.gracePeriodExpiresDate, graceEnd > time { return .grace }

@@ -17,7 +17,7 @@ public struct EntitlementRepository {
     /// (by `userId` when the caller knows it, or by the transaction's appAccountToken).
     /// Safe to repeat: a second application is a duplicate and changes nothing.
     @discardableResult
-    public func apply(_ event: EntitlementEvent, userId: String? = nil) throws -> EntitlementUpdate {
+    public func apply(_ event: AppleFact, userId: String? = nil) throws -> EntitlementUpdate {
         guard let originalTransactionId = event.originalTransactionId else {
             return try EntitlementEngine.apply(event, to: nil)
         }

@@ -52,9 +52,9 @@ public struct TransactionIngest {
     /// Verifies the transaction and, when given, the renewal info, which must be of the
     /// same subscription. Touches no entitlement.
     public func verify(signedTransaction: String, signedRenewalInfo: String?, now: Date) throws -> Purchase {
-        let transaction = try verifier.verify(signedTransaction, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self)
+        let transaction = try verifier.verifyTransaction(signedTransaction, now: now).payload
         guard let signedRenewalInfo else { return Purchase(transaction: transaction, renewalInfo: nil) }
-        let renewal = try verifier.verify(signedRenewalInfo, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
+        let renewal = try verifier.verifyRenewalInfo(signedRenewalInfo, now: now).payload
         guard renewal.originalTransactionId == transaction.originalTransactionId else {
             throw MismatchError(reason: "the renewal info is for another subscription")
         }
@@ -66,10 +66,7 @@ public struct TransactionIngest {
     /// the token's owner, if any.
     public mutating func apply(_ purchase: Purchase, userId: String?, to repository: EntitlementRepository, now: Date) throws -> Outcome {
         let transaction = purchase.transaction
-        let signedDate = transaction.signedDate ?? now.millisecondsSince1970
-        let event = EntitlementEvent(
-            id: "ingest:\(transaction.transactionId ?? "?"):\(signedDate)", source: .ingest,
-            signedDate: signedDate, transaction: transaction, renewalInfo: purchase.renewalInfo)
+        let event = AppleFact(.ingest(receivedAt: now.millisecondsSince1970), transaction: transaction, renewalInfo: purchase.renewalInfo)
 
         var user = userId
         var tokenRefused = false

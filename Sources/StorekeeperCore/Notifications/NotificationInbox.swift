@@ -43,14 +43,14 @@ public final class NotificationInbox {
     }
 
     /// Throws VerificationError (bad data, or retryable online-check failure) or StoreError.
-    public func receive(signedPayload: String, now: Date, via: String = "webhook") throws -> Delivery {
-        let outcome: Result<VerifiedSignedData, VerificationError>
+    public func receive(signedPayload: String, now: Date, via: NotificationArrival = .webhook) throws -> Delivery {
+        let outcome: Result<VerifiedNotification, VerificationError>
         do {
-            outcome = .success(try verifier.verify(signedPayload, as: .notification, now: now, unsignedData: .refused))
+            outcome = .success(try verifier.verifyNotification(signedPayload, now: now, unsignedData: .refused))
         } catch {
             outcome = .failure(error)
         }
-        let verified: VerifiedSignedData
+        let verified: VerifiedNotification
         switch outcome {
         case .success(let value):
             verified = value
@@ -60,29 +60,22 @@ public final class NotificationInbox {
             guard let environment = error.unacceptedEnvironment else { throw error }
             return Delivery(receipt: .droppedEnvironment(environment: environment), onlineCheck: .notChecked)
         }
-        let claims: NotificationClaims
-        do {
-            claims = try JSONDecoder().decode(NotificationClaims.self, from: Data(verified.payload))
-        } catch {
-            throw VerificationError(.invalidJWTFormat, "notification without notificationUUID or signedDate")
-        }
-        let receivedAt = now.millisecondsSince1970
-        let record = StoredNotification.encoded(verified, claims: claims, receivedAt: receivedAt, via: via)
+        let record = StoredNotification.encoded(verified, receivedAt: now.millisecondsSince1970, via: via)
         // The job carries the record itself, so the worker gets it with the claim instead of
         // one more round trip to the store; the keyed copy is what deduplication and audit use.
-        let job = QueuedJob(id: claims.notificationUUID, payload: record,
-                            priority: Self.priority(of: claims.notificationType), maxAttempts: 8)
+        let job = QueuedJob(id: verified.notificationUUID, payload: record,
+                            priority: Self.priority(of: verified.payload.notificationType), maxAttempts: 8)
         let stored = try store.setIfAbsentAndEnqueue(
-            StoreKeys.notification(claims.notificationUUID), record, expiresIn: Self.retention,
+            StoreKeys.notification(verified.notificationUUID), record, expiresIn: Self.retention,
             job: job, on: StoreKeys.notificationQueue)
-        let receipt: Receipt = stored ? .accepted(notificationUUID: claims.notificationUUID, type: claims.notificationType)
-                                      : .duplicate(notificationUUID: claims.notificationUUID)
+        let receipt: Receipt = stored ? .accepted(notificationUUID: verified.notificationUUID, type: verified.payload.rawNotificationType)
+                                      : .duplicate(notificationUUID: verified.notificationUUID)
         return Delivery(receipt: receipt, onlineCheck: verified.revocation)
     }
 
     /// Refunds and revocations first: the shorter the time a refunded purchase keeps working,
     /// the less refund abuse pays (the field report's advice).
-    public static func priority(of type: String?) -> Int {
-        type == "REFUND" || type == "REVOKE" ? 0 : 1
+    public static func priority(of type: NotificationTypeV2?) -> Int {
+        type == .refund || type == .revoke ? 0 : 1
     }
 }

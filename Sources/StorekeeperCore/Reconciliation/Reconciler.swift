@@ -164,28 +164,23 @@ public final class Reconciler {
     /// the stored one.
     private func apply(_ state: AppleSubscriptionState, now: Date) throws -> Correction? {
         guard let signedTransaction = state.signedTransactionInfo else { return nil }
-        let transaction = try verifier.verify(signedTransaction, as: .transaction, now: now)
-            .decode(JWSTransactionDecodedPayload.self)
+        let transaction = try verifier.verifyTransaction(signedTransaction, now: now).payload
         var renewal: JWSRenewalInfoDecodedPayload?
         if let signedRenewal = state.signedRenewalInfo {
-            renewal = try verifier.verify(signedRenewal, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
+            renewal = try verifier.verifyRenewalInfo(signedRenewal, now: now).payload
         }
         let originalTransactionId = transaction.originalTransactionId ?? state.originalTransactionId
         let stored = try repository.record(originalTransactionId)
         // Two views of "before": the record as last written, and that record moved on by the
         // clock. A lost renewal shows in the second (it looked expired), a lost expiry in the
         // first (the record still said active); either differing from Apple is a correction.
-        let storedStatus = stored?.status
-        let storedNow = stored.map { Entitlement($0, now: now).status }
-        // Apple signs these answers when asked, so their signedDate is now: newer than any
-        // notification already applied, and merged by the same rules.
-        let signedDate = max(transaction.signedDate ?? 0, renewal?.signedDate ?? 0)
-        let event = EntitlementEvent(
-            id: "reconcile:\(originalTransactionId):\(signedDate)", source: .reconciliation,
-            signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
+        let storedStatus = stored?.status(at: nil)
+        let storedNow = stored?.status(at: now.millisecondsSince1970)
+        let event = AppleFact(.reconciliation(originalTransactionId: originalTransactionId),
+                              transaction: transaction, renewalInfo: renewal)
         let update = try repository.apply(event)
         guard let record = update.record else { return nil }
-        let after = Entitlement(record, now: now).status
+        let after = record.status(at: now.millisecondsSince1970)
         let snapshot = AppleStatusSnapshot(appleStatus: state.status, status: after, askedAt: now.millisecondsSince1970)
         try repository.confirm(snapshot, for: originalTransactionId)
         if storedNow != after {
@@ -221,14 +216,13 @@ public final class Reconciler {
     }
 
     static func needsAttention(_ record: EntitlementRecord, now: Int64) -> Bool {
-        let entitlement = Entitlement(record, now: Date(millisecondsSince1970: now))
-        switch entitlement.status {
+        switch record.status(at: now) {
         case .active, .grace, .billingRetry:
             return true
         case .expired:
             // The period ended and Apple said nothing since: a renewal or an expiry
             // notification may be missing.
-            guard let expires = entitlement.expiresDate else { return false }
+            guard let expires = record.latestTransaction?.expiresDate else { return false }
             return record.lastEvent.signedDate < expires && now - expires < ReconciliationSelection.suspiciousExpiryWindow
         case .refunded, .revoked, .lifetime:
             return false

@@ -97,7 +97,7 @@ public final class NotificationRecovery {
         }
         let outcome: Result<NotificationInbox.Receipt, VerificationError>
         do {
-            outcome = .success(try inbox.receive(signedPayload: item.signedPayload, now: clock.now(), via: "recovery").receipt)
+            outcome = .success(try inbox.receive(signedPayload: item.signedPayload, now: clock.now(), via: .recovery).receipt)
         } catch let error as VerificationError {
             outcome = .failure(error)
         }

@@ -49,7 +49,7 @@ public final class MigrateReceiptFunction: TypedFunction {
             return Reply(.answered(answer))
         case .success(let verification):
             guard !request.dryRun else { return Reply(.answered(answer)) }
-            environment = verification.environment
+            environment = verification.environment.rawValue
         }
 
         if request.legacyCheck && settings.sharedSecret == nil {

@@ -100,11 +100,11 @@ extension MigrateReceiptFunction {
             switch reading.verification {
             case .success(let verification):
                 verified = true
-                environment = verification.environment
+                environment = verification.environment.rawValue
                 chainVerified = verification.chainVerified
             case .failure(let failure):
                 verified = false
-                environment = reading.receipt.receiptType?.environment
+                environment = reading.receipt.receiptType?.environment?.rawValue
                 error = FailureAnswer.Detail(code: failure.code, message: failure.reason)
             }
             receipt = ReceiptAnswer(reading.receipt)

@@ -23,7 +23,7 @@ struct AppStoreAPISettings {
     let credentials: AppStoreAPICredentials
     let baseURLs: AppStoreAPIBaseURLs
     let retryPolicy: AppStoreAPIRetryPolicy
-    let acceptedEnvironments: Set<String>
+    let acceptedEnvironments: Set<Environment>
     /// nil when APPSTORE_ROOT_CERTS is not set: the API works, decoding does not.
     let verification: AppStoreSettings?
 
@@ -74,7 +74,7 @@ struct AppStoreAPISettings {
     }
 
     /// Lookups by transaction id ask the sandbox when production does not know the id.
-    var sandboxFallback: Bool { acceptedEnvironments.contains("Sandbox") }
+    var sandboxFallback: Bool { acceptedEnvironments.contains(.sandbox) }
 
     /// The environment named in a request ("Production" when absent).
     static func environment(_ name: String?) throws -> AppStoreAPIEnvironment {

@@ -21,7 +21,7 @@ struct AppStoreSettings {
         let bundleId = try environment.required(StorekeeperSettings.bundleId)
         let accepted = try environment.required(StorekeeperSettings.acceptedEnvironments)
         let appAppleId = try environment.value(StorekeeperSettings.appAppleId)
-        if appAppleId == nil, accepted.contains("Production") {
+        if appAppleId == nil, accepted.contains(.production) {
             throw FunctionError.configuration("\(StorekeeperSettings.appAppleId.name) is required when Production data is accepted")
         }
         let rootPaths = try environment.required(StorekeeperSettings.rootCertificates)
@@ -53,7 +53,7 @@ extension AppStoreSettings {
         let unsigned = verifierConfiguration.acceptedEnvironments.intersection(SignedDataVerifier.unsignedEnvironments)
         if !unsigned.isEmpty {
             log.warning("\(StorekeeperSettings.acceptedEnvironments.name) accepts data Apple does not sign; its signature is not checked (never in production)",
-                        ["environments": unsigned.sorted().joined(separator: ",")])
+                        ["environments": unsigned.map(\.rawValue).sorted().joined(separator: ",")])
         }
         return verifier(adapters: adapters)
     }

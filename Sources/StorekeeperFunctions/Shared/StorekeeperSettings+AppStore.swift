@@ -4,8 +4,6 @@ import StorekeeperCore
 
 /// The app and the verification of Apple's signed data.
 extension StorekeeperSettings {
-    /// Environments Apple's data can declare.
-    static let knownEnvironments: Set<String> = ["Production", "Sandbox", "Xcode", "LocalTesting"]
 
     static let bundleId = Setting<String>.text(
         "APPSTORE_BUNDLE_ID", .required,
@@ -19,16 +17,16 @@ extension StorekeeperSettings {
         return value
     }
 
-    static let acceptedEnvironments = Setting<Set<String>>(
+    static let acceptedEnvironments = Setting<Set<Environment>>(
         "APPSTORE_ENVIRONMENT", .optional, default: "Production,Sandbox",
         help: "comma-separated accepted environments: Production, Sandbox, Xcode, LocalTesting (default Production,Sandbox: App Review buys in the sandbox)"
     ) { text throws(SettingProblem) in
-        let accepted = Set(text.split(separator: ",").map { $0.trimmedOfSpaces }.filter { !$0.isEmpty })
-        let unknown = accepted.subtracting(knownEnvironments)
-        guard unknown.isEmpty, !accepted.isEmpty else {
+        let names = Set(text.split(separator: ",").map { $0.trimmedOfSpaces }.filter { !$0.isEmpty })
+        let unknown = names.filter { Environment(rawValue: $0) == nil }
+        guard unknown.isEmpty, !names.isEmpty else {
             throw SettingProblem("names unknown environments: \(unknown.sorted().joined(separator: ", ")); use Production, Sandbox, Xcode, LocalTesting")
         }
-        return accepted
+        return Set(names.compactMap(Environment.init(rawValue:)))
     }
 
     /// The paths, each checked readable now; the certificates are read when a chain is first verified.

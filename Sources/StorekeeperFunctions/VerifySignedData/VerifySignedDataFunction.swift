@@ -30,7 +30,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
             var answer = JSONObjectBuilder()
             answer.add("valid", true)
             answer.add("type", verified.type.rawValue)
-            answer.add("environment", verified.environment)
+            answer.add("environment", verified.environment.rawValue)
             answer.add("payload", rawJSON: verified.payload)
             if let transactionInfo = verified.transactionInfo { answer.add("transactionInfo", rawJSON: transactionInfo) }
             if let renewalInfo = verified.renewalInfo { answer.add("renewalInfo", rawJSON: renewalInfo) }

@@ -46,7 +46,7 @@ import TestSupport
 
         let app = try client.getAppTransactionInfo(transactionId: "1000000001")
         let appTransaction = try FakeAppStoreClient.verifier.verify(app.value.signedAppTransactionInfo ?? "", as: .appTransaction, now: Date())
-        #expect(appTransaction.environment == "Production")
+        #expect(appTransaction.environment == .production)
 
         let order = try client.lookUpOrderId(orderId: "MK5TTTVWJH")
         #expect(order.value.status == .valid)

@@ -58,7 +58,7 @@ enum FakeAppStoreClient {
         let root = FakeAppStore.repositoryRoot.appendingPathComponent("Tests/Fixtures/pki/root.pem").path
         return SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors { try Certificate.load(path: root) },
-            bundleId: FakeAppStore.bundleId, appAppleId: 1_234_567_890, acceptedEnvironments: ["Production", "Sandbox"]))
+            bundleId: FakeAppStore.bundleId, appAppleId: 1_234_567_890, acceptedEnvironments: [.production, .sandbox]))
     }
 
     static func transaction(_ jws: String?) throws -> JWSTransactionDecodedPayload {

@@ -7,7 +7,7 @@ struct AppReceiptTests {
     @Test func readsTheAppFieldsAndOnePurchase() throws {
         let receipt = try AppReceipt(payload: try ReceiptFixtures.payload("receipt-single.p7"))
         #expect(receipt.receiptType == .production)
-        #expect(receipt.receiptType?.environment == "Production")
+        #expect(receipt.receiptType?.environment == .production)
         #expect(receipt.bundleId == "com.example.storekeeper")
         #expect(receipt.appVersion == "42")
         #expect(receipt.originalAppVersion == "1.0")
@@ -28,7 +28,7 @@ struct AppReceiptTests {
     @Test func readsEveryPurchaseOfSeveral() throws {
         let receipt = try AppReceipt(payload: try ReceiptFixtures.payload("receipt-several.p7"))
         #expect(receipt.receiptType == .productionSandbox)
-        #expect(receipt.receiptType?.environment == "Sandbox")
+        #expect(receipt.receiptType?.environment == .sandbox)
         let purchases = receipt.inAppPurchases.sorted { $0.transactionId < $1.transactionId }
         #expect(purchases.map(\.transactionId) == ["1000000000000001", "1000000000000002", "1000000000000003", "1000000000000004"])
         #expect(receipt.originalTransactionIds == ["1000000000000001", "1000000000000003", "1000000000000004"])

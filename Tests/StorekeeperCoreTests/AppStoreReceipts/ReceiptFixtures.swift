@@ -25,7 +25,7 @@ enum ReceiptFixtures {
         return certificate
     }
 
-    static func verifier(environments: Set<String> = ["Production", "Sandbox"], bundleId: String = "com.example.storekeeper") throws -> ReceiptVerifier {
+    static func verifier(environments: Set<Environment> = [.production, .sandbox], bundleId: String = "com.example.storekeeper") throws -> ReceiptVerifier {
         let root = try root()
         return ReceiptVerifier(configuration: .init(
             trustAnchors: TrustAnchors([root]), bundleId: bundleId, acceptedEnvironments: environments))

@@ -7,7 +7,7 @@ import OpenSSLCrypto
 struct ReceiptVerifierTests {
     @Test func aGoodReceiptVerifiesWithItsChain() throws {
         let reading = try ReceiptFixtures.verifier().read(der: try ReceiptFixtures.bytes("receipt-single.p7"))
-        #expect(try reading.verification.get() == .init(environment: "Production", chainVerified: true))
+        #expect(try reading.verification.get() == .init(environment: .production, chainVerified: true))
         #expect(try reading.verified().inAppPurchases.count == 1)
     }
 
@@ -49,12 +49,12 @@ struct ReceiptVerifierTests {
 
     @Test func xcodeReceiptsOnlyWhereXcodeIsAccepted() throws {
         try expectRefused("receipt-xcode.p7", .invalidEnvironment, containing: "Xcode")
-        let reading = try ReceiptFixtures.verifier(environments: ["Sandbox", "Xcode"]).read(der: try ReceiptFixtures.bytes("receipt-xcode.p7"))
-        #expect(try reading.verification.get() == .init(environment: "Xcode", chainVerified: false))
+        let reading = try ReceiptFixtures.verifier(environments: [.sandbox, .xcode]).read(der: try ReceiptFixtures.bytes("receipt-xcode.p7"))
+        #expect(try reading.verification.get() == .init(environment: .xcode, chainVerified: false))
     }
 
     @Test func environmentNotAccepted() throws {
-        let reading = try ReceiptFixtures.verifier(environments: ["Production"]).read(der: try ReceiptFixtures.bytes("receipt-several.p7"))
+        let reading = try ReceiptFixtures.verifier(environments: [.production]).read(der: try ReceiptFixtures.bytes("receipt-several.p7"))
         #expect(throws: ReceiptError(.invalidEnvironment, "")) { try reading.verified() }
     }
 
@@ -73,7 +73,7 @@ struct ReceiptVerifierTests {
         struct Missing: Error {}
         let verifier = ReceiptVerifier(configuration: .init(
             trustAnchors: TrustAnchors(load: { throw Missing() }), bundleId: "com.example.storekeeper",
-            acceptedEnvironments: ["Production"]))
+            acceptedEnvironments: [.production]))
         let reading = try verifier.read(der: try ReceiptFixtures.bytes("receipt-single.p7"))
         #expect(throws: ReceiptError(.retryableVerificationFailure, "")) { try reading.verified() }
     }

@@ -32,9 +32,9 @@ struct SignedDataHardeningTests {
                       ("app-transaction", .appTransaction)])
     func applesXcodeDataIsDecodedWhenXcodeIsAccepted(_ name: String, _ type: SignedDataType) throws {
         let jws = try XcodeFixtures.jws(name)
-        let verified = try XcodeFixtures.verifier(environments: ["Xcode"]).verify(jws, now: now)
+        let verified = try XcodeFixtures.verifier(environments: [.xcode]).verify(jws, now: now)
         #expect(verified.type == type)
-        #expect(verified.environment == "Xcode")
+        #expect(verified.environment == .xcode)
         #expect(verified.signatureSkipped)
         // Fractional milliseconds stay as Xcode wrote them.
         let text = String(decoding: verified.payload, as: UTF8.self)
@@ -44,11 +44,11 @@ struct SignedDataHardeningTests {
         default: #expect(text.contains("\"receiptCreationDate\":1697680122257.447"), "\(text)")
         }
         // Named explicitly too.
-        #expect(try XcodeFixtures.verifier(environments: ["Xcode"]).verify(jws, as: type, now: now).type == type)
+        #expect(try XcodeFixtures.verifier(environments: [.xcode]).verify(jws, as: type, now: now).type == type)
     }
 
     @Test func applesXcodeTransactionDecodesIntoTheModelAsApplesLibraryReadsIt() throws {
-        let verified = try XcodeFixtures.verifier(environments: ["Xcode"]).verify(XcodeFixtures.jws("transaction"), now: now)
+        let verified = try XcodeFixtures.verifier(environments: [.xcode]).verify(XcodeFixtures.jws("transaction"), now: now)
         let transaction = try verified.decode(JWSTransactionDecodedPayload.self)
         // The values Apple's own test of this resource expects (test_xcode_signed_data.py).
         #expect(transaction.purchaseDate == 1_697_679_936_049)
@@ -56,7 +56,7 @@ struct SignedDataHardeningTests {
         #expect(transaction.signedDate == 1_697_679_936_056)
         #expect(transaction.productId == "pass.premium")
         #expect(transaction.rawEnvironment == "Xcode")
-        let renewal = try XcodeFixtures.verifier(environments: ["Xcode"]).verify(XcodeFixtures.jws("renewal-info"), now: now)
+        let renewal = try XcodeFixtures.verifier(environments: [.xcode]).verify(XcodeFixtures.jws("renewal-info"), now: now)
             .decode(JWSRenewalInfoDecodedPayload.self)
         #expect(renewal.renewalDate == 1_700_358_336_049)
         #expect(renewal.autoRenewProductId == "pass.premium")
@@ -65,10 +65,10 @@ struct SignedDataHardeningTests {
     @Test(arguments: ["transaction", "renewal-info", "app-transaction"])
     func applesXcodeDataIsRefusedWhenXcodeIsNotAccepted(_ name: String) throws {
         let jws = try XcodeFixtures.jws(name)
-        let error = try rejection(jws, verifier: XcodeFixtures.verifier(environments: ["Production", "Sandbox"]))
+        let error = try rejection(jws, verifier: XcodeFixtures.verifier(environments: [.production, .sandbox]))
         #expect(error.kind == .invalidJWTFormat, "\(error.reason)")
         // Where only signed data is taken (the webhook), accepting Xcode changes nothing.
-        let refused = try rejection(jws, verifier: XcodeFixtures.verifier(environments: ["Xcode"]), unsignedData: .refused)
+        let refused = try rejection(jws, verifier: XcodeFixtures.verifier(environments: [.xcode]), unsignedData: .refused)
         #expect(refused.kind == .invalidJWTFormat, "\(refused.reason)")
     }
 
@@ -76,7 +76,7 @@ struct SignedDataHardeningTests {
         // A zero signature under the test PKI's chain, declaring Xcode: the forgery of the issue.
         let parts = try TestPKI.sign(TestPKI.notification(environment: "Xcode", appAppleId: nil)).split(separator: ".")
         let forged = [String(parts[0]), String(parts[1]), Base64URL.encode([UInt8](repeating: 0, count: 64))].joined(separator: ".")
-        let verifier = try TestPKI.verifier(environments: ["Xcode", "Sandbox"])
+        let verifier = try TestPKI.verifier(environments: [.xcode, .sandbox])
         let error = try rejection(forged, verifier: verifier, unsignedData: .refused)
         #expect(error.kind == .verificationFailure || error.kind == .invalidJWTFormat, "\(error.code): \(error.reason)")
     }
@@ -102,7 +102,7 @@ struct SignedDataHardeningTests {
     @Test func aNotificationScopedByAppDataIsVerifiedAndItsAppTransactionDecoded() throws {
         let verified = try TestPKI.verifier().verify(TestPKI.sign(Self.rescindConsent()), now: now)
         #expect(verified.type == .notification)
-        #expect(verified.environment == "Sandbox")
+        #expect(verified.environment == .sandbox)
         #expect(try object(verified.appTransactionInfo)["applicationVersion"] as? String == "1")
         #expect(verified.transactionInfo == nil)
     }
@@ -158,7 +158,7 @@ struct SignedDataHardeningTests {
         #expect(error.unacceptedEnvironment == nil)
 
         // Only Sandbox accepted: the refusal names the nested environment, not the envelope's.
-        let sandboxOnly = try TestPKI.verifier(environments: ["Sandbox"])
+        let sandboxOnly = try TestPKI.verifier(environments: [.sandbox])
         let nested = try rejection(TestPKI.sign(TestPKI.notification(environment: "Sandbox", transactionJWS: production)),
                                    verifier: sandboxOnly)
         #expect(nested.kind == .invalidEnvironment)
@@ -168,7 +168,7 @@ struct SignedDataHardeningTests {
 
     @Test func anEnvelopeOfAnUnacceptedEnvironmentNamesIt() throws {
         let error = try rejection(TestPKI.sign(TestPKI.notification(environment: "Sandbox")),
-                                  verifier: TestPKI.verifier(environments: ["Production"]))
+                                  verifier: TestPKI.verifier(environments: [.production]))
         #expect(error.kind == .invalidEnvironment)
         #expect(error.unacceptedEnvironment == "Sandbox")
     }

@@ -22,7 +22,7 @@ struct SignedDataVerifierTests {
         let jws = try TestPKI.sign(TestPKI.transaction())
         let verified = try TestPKI.verifier().verify(jws, now: now)
         #expect(verified.type == .transaction)
-        #expect(verified.environment == "Sandbox")
+        #expect(verified.environment == .sandbox)
         #expect(verified.signedDate == TestPKI.fixedTime)
         #expect(!verified.signatureSkipped)
         let parts = jws.split(separator: ".")
@@ -52,7 +52,7 @@ struct SignedDataVerifierTests {
         ]
         let verified = try verifier.verify(TestPKI.sign(appTransaction), now: now)
         #expect(verified.type == .appTransaction)
-        #expect(verified.environment == "Sandbox")
+        #expect(verified.environment == .sandbox)
     }
 
     // MARK: 1. shape
@@ -167,7 +167,7 @@ struct SignedDataVerifierTests {
     @Test func productionNotificationsMustCarryThisAppAppleId() throws {
         try expectRejection(.invalidAppIdentifier, TestPKI.sign(TestPKI.notification(environment: "Production", appAppleId: 42)))
         try expectRejection(.invalidAppIdentifier, TestPKI.sign(TestPKI.notification(environment: "Production", appAppleId: nil)))
-        #expect(try TestPKI.verifier().verify(TestPKI.sign(TestPKI.notification(environment: "Production")), now: now).environment == "Production")
+        #expect(try TestPKI.verifier().verify(TestPKI.sign(TestPKI.notification(environment: "Production")), now: now).environment == .production)
     }
 
     @Test func sandboxNotificationsMayLackAppAppleId() throws {
@@ -175,7 +175,7 @@ struct SignedDataVerifierTests {
     }
 
     @Test func anEnvironmentThatIsNotAcceptedIsInvalidEnvironment() throws {
-        let productionOnly = try TestPKI.verifier(environments: ["Production"])
+        let productionOnly = try TestPKI.verifier(environments: [.production])
         try expectRejection(.invalidEnvironment, TestPKI.sign(TestPKI.transaction(environment: "Sandbox")), verifier: productionOnly)
         try expectRejection(.invalidEnvironment, TestPKI.sign(TestPKI.renewalInfo(environment: "Sandbox")), verifier: productionOnly)
         try expectRejection(.invalidEnvironment, TestPKI.sign(TestPKI.notification()), verifier: productionOnly)
@@ -184,9 +184,9 @@ struct SignedDataVerifierTests {
     @Test func xcodeDataSkipsTheSignatureOnlyWhenXcodeIsAccepted() throws {
         let parts = try TestPKI.sign(TestPKI.transaction(environment: "Xcode")).split(separator: ".")
         let unsigned = [String(parts[0]), String(parts[1]), Base64URL.encode([UInt8](repeating: 1, count: 64))].joined(separator: ".")
-        let verified = try TestPKI.verifier(environments: ["Xcode"]).verify(unsigned, now: now)
+        let verified = try TestPKI.verifier(environments: [.xcode]).verify(unsigned, now: now)
         #expect(verified.signatureSkipped)
-        #expect(verified.environment == "Xcode")
+        #expect(verified.environment == .xcode)
         // Not accepted: it is checked like any other data, and the forged signature fails.
         try expectRejection(.verificationFailure, unsigned)
         // Properly signed but Xcode not accepted: the environment check refuses it.
@@ -205,7 +205,7 @@ struct SignedDataVerifierEnvironmentOrderTests {
     @Test func productionDataOnASandboxOnlyServerIsInvalidEnvironment() throws {
         let sandboxOnly = SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors([try TestPKI.certificate("root")]), bundleId: TestPKI.bundleId,
-            appAppleId: nil, acceptedEnvironments: ["Sandbox"]))
+            appAppleId: nil, acceptedEnvironments: [.sandbox]))
         let jws = try TestPKI.sign(TestPKI.notification(environment: "Production"))
         #expect(throws: VerificationError(.invalidEnvironment, "")) {
             try sandboxOnly.verify(jws, now: TestPKI.fixedTime)
@@ -220,7 +220,7 @@ struct TrustAnchorsTests {
     @Test func rootsThatCannotBeLoadedAreRetryableNotTheDatasFault() throws {
         let verifier = SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors(load: { throw Unreadable() }), bundleId: TestPKI.bundleId,
-            appAppleId: TestPKI.appAppleId, acceptedEnvironments: ["Sandbox"]))
+            appAppleId: TestPKI.appAppleId, acceptedEnvironments: [.sandbox]))
         do {
             _ = try verifier.verify(TestPKI.sign(TestPKI.transaction()), now: TestPKI.fixedTime)
             Issue.record("expected a retryable failure")
@@ -234,7 +234,7 @@ struct TrustAnchorsTests {
         nonisolated(unsafe) var loads = 0
         let verifier = SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors(load: { loads += 1; return [try TestPKI.certificate("root")] }),
-            bundleId: TestPKI.bundleId, appAppleId: TestPKI.appAppleId, acceptedEnvironments: ["Sandbox"]))
+            bundleId: TestPKI.bundleId, appAppleId: TestPKI.appAppleId, acceptedEnvironments: [.sandbox]))
         _ = try? verifier.verify("not.a.jws", now: TestPKI.fixedTime)
         #expect(loads == 0)
         _ = try verifier.verify(TestPKI.sign(TestPKI.transaction()), now: TestPKI.fixedTime)
@@ -248,7 +248,7 @@ struct SignedDataVerifierChainCacheTests {
     func verifier(roots: [String], store: MemoryStore) throws -> SignedDataVerifier {
         SignedDataVerifier(
             configuration: .init(trustAnchors: TrustAnchors(try roots.map(TestPKI.certificate)), bundleId: TestPKI.bundleId,
-                                 appAppleId: TestPKI.appAppleId, acceptedEnvironments: ["Sandbox"]),
+                                 appAppleId: TestPKI.appAppleId, acceptedEnvironments: [.sandbox]),
             chainStore: store)
     }
 

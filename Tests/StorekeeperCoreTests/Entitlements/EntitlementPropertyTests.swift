@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Entitlement engine: order and duplicates never change the outcome")
 struct EntitlementPropertyTests {
-    static func applyAll(_ events: [EntitlementEvent]) throws -> EntitlementRecord? {
+    static func applyAll(_ events: [AppleFact]) throws -> EntitlementRecord? {
         var record: EntitlementRecord?
         for event in events {
             record = try EntitlementEngine.apply(event, to: record).record

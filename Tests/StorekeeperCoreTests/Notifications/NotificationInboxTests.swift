@@ -66,7 +66,7 @@ struct NotificationInboxTests {
 
     @Test func aNotificationForAnEnvironmentNotAcceptedIsDroppedAndNothingIsWritten() throws {
         let store = MemoryStore()
-        let inbox = NotificationInbox(verifier: try TestPKI.verifier(environments: ["Production"]), store: store)
+        let inbox = NotificationInbox(verifier: try TestPKI.verifier(environments: [.production]), store: store)
         var story = LifecycleSimulator()
         story.subscribe()
         let delivery = try inbox.receive(signedPayload: try story.notifications[0].signedPayload(), now: Self.date(story.now))

@@ -28,7 +28,7 @@ public struct LifecycleSimulator {
     /// What Apple sent so far, in the order it sent it.
     public var notifications: [NotificationSpec] = []
     /// The same, as the engine is given them once verified.
-    public var events: [EntitlementEvent] { notifications.map(\.event) }
+    public var events: [AppleFact] { notifications.map(\.event) }
 
     /// `group` defaults to the original transaction id when it is a number, so two
     /// simulators with different ids never share a notification UUID.

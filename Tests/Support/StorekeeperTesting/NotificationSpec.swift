@@ -53,9 +53,9 @@ public struct NotificationSpec: Sendable {
     }
 
     /// What the entitlement engine is given for this notification once it is verified.
-    public var event: EntitlementEvent {
-        EntitlementEvent(id: uuid, source: .notification, type: type, subtype: subtype, signedDate: signedDate,
-                         transaction: transaction, renewalInfo: renewal)
+    public var event: AppleFact {
+        AppleFact(.notification(notificationUUID: uuid, signedDate: signedDate, type: type, subtype: subtype),
+                  transaction: transaction, renewalInfo: renewal)
     }
 
     private static func object(_ value: some Encodable) throws -> Any {

@@ -55,7 +55,7 @@ public enum TestPKI {
         return try signer.sign(payload: Array(JSONEncoder().encode(model)))
     }
 
-    public static func verifier(environments: Set<String> = ["Sandbox", "Production"],
+    public static func verifier(environments: Set<Environment> = [.sandbox, .production],
                          roots: [String] = ["root"]) throws -> SignedDataVerifier {
         SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors(try roots.map(certificate)),

@@ -11,7 +11,7 @@ public enum XcodeFixtures {
         return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    public static func verifier(environments: Set<String>) -> SignedDataVerifier {
+    public static func verifier(environments: Set<Environment>) -> SignedDataVerifier {
         SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors([]), bundleId: bundleId, appAppleId: nil, acceptedEnvironments: environments))
     }

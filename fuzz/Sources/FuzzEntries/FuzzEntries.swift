@@ -113,7 +113,7 @@ enum FuzzFixtures {
             trustAnchors: TrustAnchors([try root.get()]),
             bundleId: bundleId,
             appAppleId: appAppleId,
-            acceptedEnvironments: ["Sandbox", "Production"]
+            acceptedEnvironments: [.sandbox, .production]
         )
     }
 }
@@ -326,14 +326,14 @@ enum FuzzReceiptReader {
     static func run(_ input: [UInt8]) throws -> String {
         let verifier = ReceiptVerifier(configuration: .init(
             trustAnchors: TrustAnchors([try root.get()]), bundleId: FuzzFixtures.bundleId,
-            acceptedEnvironments: ["Production", "Sandbox"]))
+            acceptedEnvironments: [.production, .sandbox]))
         let first = outcome(verifier, input)
         let second = outcome(verifier, input)
         guard first == second else { throw FuzzFinding("the same receipt read twice gave \"\(first)\" then \"\(second)\"") }
         if case .success(let reading) = Result(catching: { try verifier.read(der: input) }) {
             if case .success(let verification) = reading.verification {
-                guard reading.receipt.bundleId == FuzzFixtures.bundleId, ["Production", "Sandbox"].contains(verification.environment) else {
-                    throw FuzzFinding("verified a receipt of \(reading.receipt.bundleId) in \(verification.environment)")
+                guard reading.receipt.bundleId == FuzzFixtures.bundleId, [Environment.production, .sandbox].contains(verification.environment) else {
+                    throw FuzzFinding("verified a receipt of \(reading.receipt.bundleId) in \(verification.environment.rawValue)")
                 }
             }
             let content = try PKCS7SignedData(der: input).content
@@ -350,7 +350,7 @@ enum FuzzReceiptReader {
         do {
             let reading = try verifier.read(der: input)
             switch reading.verification {
-            case .success(let verification): return "verified \(verification.environment) \(reading.receipt.inAppPurchases.count)"
+            case .success(let verification): return "verified \(verification.environment.rawValue) \(reading.receipt.inAppPurchases.count)"
             case .failure(let error): return "read, refused \(error.code)"
             }
         } catch {

@@ -10,4 +10,13 @@ public enum Environment: String, Codable, Sendable, Hashable, CaseIterable {
     case production = "Production"
     case xcode = "Xcode"
     case localTesting = "LocalTesting"
+
+    /// Whether Apple signs this environment's data with its own chain (StoreKit Testing
+    /// signs Xcode and LocalTesting data with a local key).
+    public var isSignedByApple: Bool {
+        switch self {
+        case .production, .sandbox: true
+        case .xcode, .localTesting: false
+        }
+    }
 }

@@ -118,10 +118,8 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
             progress.cover(byStatuses: subject)
             guard let signedTransaction = item.signedTransactionInfo else { continue }
             do {
-                let transaction = try verifier.verify(signedTransaction, as: .transaction, now: run.now).decode(JWSTransactionDecodedPayload.self)
-                let renewal = try item.signedRenewalInfo.map {
-                    try verifier.verify($0, as: .renewalInfo, now: run.now).decode(JWSRenewalInfoDecodedPayload.self)
-                }
+                let transaction = try verifier.verifyTransaction(signedTransaction, now: run.now).payload
+                let renewal = try item.signedRenewalInfo.map { try verifier.verifyRenewalInfo($0, now: run.now).payload }
                 try apply(transaction, renewal: renewal, origin: "status", run, &progress)
             } catch {
                 guard let code = Self.refusalCode(error) else { throw error }
@@ -135,10 +133,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                        _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
         guard let id = transaction.originalTransactionId else { return }
         try follow(id, run, &progress)
-        let signedDate = max(transaction.signedDate ?? 0, renewal?.signedDate ?? 0)
-        let event = EntitlementEvent(
-            id: "migrate:\(origin):\(transaction.transactionId ?? id):\(signedDate)", source: .reconciliation,
-            signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
+        let event = AppleFact(.migration(step: origin, originalTransactionId: id), transaction: transaction, renewalInfo: renewal)
         // A purchase that carries another user's appAccountToken follows its token, not the request.
         var userId = run.account.userId
         if let token = transaction.appAccountToken, !token.isEmpty, let requested = userId,
@@ -217,7 +212,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
             history.answeredBy = page.environment
             for signed in page.value.signedTransactions ?? [] {
                 do {
-                    history.transactions.append(try verifier.verify(signed, as: .transaction, now: run.now).decode(JWSTransactionDecodedPayload.self))
+                    history.transactions.append(try verifier.verifyTransaction(signed, now: run.now).payload)
                 } catch {
                     guard let code = Self.refusalCode(error) else { throw error }
                     progress.fail(id, code)

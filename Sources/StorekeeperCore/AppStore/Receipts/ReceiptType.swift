@@ -16,11 +16,11 @@ public struct ReceiptType: RawRepresentable, Hashable, Sendable, Codable {
 
     /// The environment by the names signed data and `APPSTORE_ENVIRONMENT` use
     /// (Production, Sandbox, Xcode); nil for a value we do not know.
-    public var environment: String? {
+    public var environment: Environment? {
         switch self {
-        case .production, .productionVPP: "Production"
-        case .productionSandbox, .productionVPPSandbox: "Sandbox"
-        case .xcode: "Xcode"
+        case .production, .productionVPP: .production
+        case .productionSandbox, .productionVPPSandbox: .sandbox
+        case .xcode: .xcode
         default: nil
         }
     }

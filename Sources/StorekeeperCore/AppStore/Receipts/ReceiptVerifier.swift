@@ -15,10 +15,10 @@ public final class ReceiptVerifier {
         /// The legacy receipt roots (Apple Inc. Root), `APPSTORE_RECEIPT_ROOT_CERTS`.
         public var trustAnchors: TrustAnchors
         public var bundleId: String
-        /// By the names Production, Sandbox, Xcode.
-        public var acceptedEnvironments: Set<String>
+        /// Production, Sandbox, Xcode (a receipt is never LocalTesting).
+        public var acceptedEnvironments: Set<Environment>
 
-        public init(trustAnchors: TrustAnchors, bundleId: String, acceptedEnvironments: Set<String>) {
+        public init(trustAnchors: TrustAnchors, bundleId: String, acceptedEnvironments: Set<Environment>) {
             self.trustAnchors = trustAnchors
             self.bundleId = bundleId
             self.acceptedEnvironments = acceptedEnvironments
@@ -42,7 +42,7 @@ public final class ReceiptVerifier {
 
     public struct Verification: Sendable, Equatable {
         /// Production, Sandbox or Xcode.
-        public let environment: String
+        public let environment: Environment
         /// False for an Xcode receipt: its signature matched, but nothing vouches for its signer.
         public let chainVerified: Bool
     }
@@ -116,7 +116,7 @@ public final class ReceiptVerifier {
             throw ReceiptError(.invalidAppIdentifier, "bundle id \(receipt.bundleId.prefix(200)) is not \(configuration.bundleId)")
         }
         guard configuration.acceptedEnvironments.contains(environment) else {
-            throw ReceiptError(.invalidEnvironment, "environment \(environment) is not accepted")
+            throw ReceiptError(.invalidEnvironment, "environment \(environment.rawValue) is not accepted")
         }
         return Verification(environment: environment, chainVerified: chainVerified)
     }

@@ -31,9 +31,9 @@ public final class SignedDataVerifier {
         /// The numeric App Apple ID, checked on Production data. Required when Production is accepted.
         public var appAppleId: Int64?
         /// The environments whose data is accepted (a production server also serves App Review's sandbox purchases).
-        public var acceptedEnvironments: Set<String>
+        public var acceptedEnvironments: Set<Environment>
 
-        public init(trustAnchors: TrustAnchors, bundleId: String, appAppleId: Int64?, acceptedEnvironments: Set<String>) {
+        public init(trustAnchors: TrustAnchors, bundleId: String, appAppleId: Int64?, acceptedEnvironments: Set<Environment>) {
             self.trustAnchors = trustAnchors
             self.bundleId = bundleId
             self.appAppleId = appAppleId
@@ -42,7 +42,7 @@ public final class SignedDataVerifier {
     }
 
     /// Environments whose data Apple does not sign with its PKI.
-    public static let unsignedEnvironments: Set<String> = ["Xcode", "LocalTesting"]
+    public static let unsignedEnvironments: Set<Environment> = Set(Environment.allCases.filter { !$0.isSignedByApple })
 
     public let configuration: Configuration
     private var chains = VerifiedChainCache()
@@ -79,10 +79,104 @@ public final class SignedDataVerifier {
         case refused
     }
 
+    /// Verifies a `JWSTransaction` (`signedTransactionInfo`, StoreKit 2 `jwsRepresentation`)
+    /// and reads it into Apple's model. Throws VerificationError (a payload of another kind
+    /// is INVALID_JWT_FORMAT), or DecodingError for signed data the model cannot read.
+    public func verifyTransaction(_ jws: String, now: Date, unsignedData: UnsignedData = .acceptedWhenConfigured)
+        throws -> Verified<JWSTransactionDecodedPayload> {
+        try verify(jws, as: .transaction, model: JWSTransactionDecodedPayload.self, now: now, unsignedData: unsignedData)
+    }
+
+    /// Verifies a `JWSRenewalInfo` (`signedRenewalInfo`) and reads it into Apple's model.
+    public func verifyRenewalInfo(_ jws: String, now: Date, unsignedData: UnsignedData = .acceptedWhenConfigured)
+        throws -> Verified<JWSRenewalInfoDecodedPayload> {
+        try verify(jws, as: .renewalInfo, model: JWSRenewalInfoDecodedPayload.self, now: now, unsignedData: unsignedData)
+    }
+
+    /// Verifies a `JWSAppTransaction` (StoreKit 2 `AppTransaction.jwsRepresentation`).
+    public func verifyAppTransaction(_ jws: String, now: Date, unsignedData: UnsignedData = .acceptedWhenConfigured)
+        throws -> Verified<AppTransaction> {
+        try verify(jws, as: .appTransaction, model: AppTransaction.self, now: now, unsignedData: unsignedData)
+    }
+
+    private func verify<Model: Decodable & Sendable>(_ jws: String, as type: SignedDataType, model: Model.Type, now: Date,
+                                                     unsignedData: UnsignedData) throws -> Verified<Model> {
+        let signed = try verify(jws, as: type, now: now, unsignedData: unsignedData)
+        return Verified(payload: try signed.decode(model), signed: signed)
+    }
+
+    /// Verifies a notification's `signedPayload` and each JWS nested in it, and reads them
+    /// into Apple's models. A notification without `notificationUUID` or `signedDate`, or
+    /// that the models cannot read, is refused (INVALID_JWT_FORMAT): it could be neither
+    /// deduplicated, ordered nor applied.
+    public func verifyNotification(_ signedPayload: String, now: Date, unsignedData: UnsignedData = .acceptedWhenConfigured)
+        throws(VerificationError) -> VerifiedNotification {
+        let signed = try verify(signedPayload, as: .notification, now: now, unsignedData: unsignedData)
+        do {
+            let payload = try signed.decode(ResponseBodyV2DecodedPayload.self)
+            guard let notificationUUID = payload.notificationUUID, let signedDate = payload.signedDate else {
+                throw VerificationError(.invalidJWTFormat, "notification without notificationUUID or signedDate")
+            }
+            return VerifiedNotification(
+                payload: payload, notificationUUID: notificationUUID, signedDate: signedDate,
+                transaction: try signed.transactionInfo.map { try signed.decode(JWSTransactionDecodedPayload.self, from: $0) },
+                renewalInfo: try signed.renewalInfo.map { try signed.decode(JWSRenewalInfoDecodedPayload.self, from: $0) },
+                appTransaction: try signed.appTransactionInfo.map { try signed.decode(AppTransaction.self, from: $0) },
+                signed: signed)
+        } catch let error as VerificationError {
+            throw error
+        } catch {
+            throw VerificationError(.invalidJWTFormat, "notification does not read as Apple documents it: \(error)")
+        }
+    }
+
     /// Verifies `jws` as `type` (inferred from the payload when nil; when given, the payload
-    /// must be of that kind). `now` is used when the payload carries no signing time.
+    /// must be of that kind), answering the verified JSON untyped, for callers that pass it
+    /// on as it is (`verify-signed-data`). `now` is used when the payload carries no signing time.
     public func verify(_ jws: String, as type: SignedDataType? = nil, now: Date,
                        unsignedData: UnsignedData = .acceptedWhenConfigured) throws(VerificationError) -> VerifiedSignedData {
+        let (parsed, payload, claims) = try read(jws)
+        guard let resolvedType = type ?? claims.inferredType else {
+            throw VerificationError(.invalidJWTFormat, "payload is not a notification, transaction, renewal info or app transaction")
+        }
+        guard claims.inferredType == resolvedType else {
+            throw VerificationError(.invalidJWTFormat,
+                                    "payload is \(claims.inferredType.map { "a \($0.rawValue)" } ?? "of no known kind"), not a \(resolvedType.rawValue)")
+        }
+        let declaredEnvironment = claims.environment(for: resolvedType)
+        let environment = declaredEnvironment.flatMap(Environment.init(rawValue:))
+        let signingTime = claims.signingTime(for: resolvedType)
+
+        // Apple's libraries decode StoreKit Testing data without any chain when their
+        // environment is Xcode; its x5c is one self-signed certificate, so it is not even
+        // looked at here.
+        let skipSignature = unsignedData == .acceptedWhenConfigured && environment.map {
+            !$0.isSignedByApple && configuration.acceptedEnvironments.contains($0)
+        } ?? false
+        var revocationOutcome = RevocationOutcome.notChecked
+        if !skipSignature {
+            revocationOutcome = try checkChainAndSignature(parsed, signingTime: signingTime, now: now)
+        }
+
+        try checkAppIdentity(claims, type: resolvedType, environment: environment)
+        guard let environment, configuration.acceptedEnvironments.contains(environment) else {
+            throw VerificationError.environmentNotAccepted(declaredEnvironment)
+        }
+        var nested = NestedPayloads()
+        if resolvedType == .notification, let scope = claims.notificationScope {
+            nested = try verifyNested(in: scope, environment: environment, now: now, unsignedData: unsignedData)
+        }
+        return VerifiedSignedData(
+            type: resolvedType, environment: environment, payload: payload.encoded(), signedDate: signingTime,
+            transactionInfo: nested.transactionInfo, renewalInfo: nested.renewalInfo,
+            appTransactionInfo: nested.appTransactionInfo, signatureSkipped: skipSignature, revocation: revocationOutcome)
+    }
+
+    /// Step 1, shape: compact JWS, ES256, no critical parameters, a payload that is strict
+    /// JSON with the claims of the documented types. The payload is read strictly and what
+    /// is kept is that reading re-encoded, so no later reader can see other fields than the
+    /// checks saw.
+    private func read(_ jws: String) throws(VerificationError) -> (CompactJWS, StrictJSON, SignedPayloadClaims) {
         let parsed: CompactJWS
         do {
             parsed = try CompactJWS(parsing: jws)
@@ -95,112 +189,79 @@ public final class SignedDataVerifier {
         if let critical = parsed.header.crit, !critical.isEmpty {
             throw VerificationError(.invalidJWTFormat, "unsupported critical header parameters")
         }
-        // The payload is read strictly and what is kept is that reading re-encoded, so no
-        // later reader can see other fields than the checks below saw.
-        let payload: StrictJSON
-        let claims: SignedPayloadClaims
         do {
-            payload = try StrictJSON.parse(parsed.payload)
-            claims = try SignedPayloadClaims(payload)
+            let payload = try StrictJSON.parse(parsed.payload)
+            return (parsed, payload, try SignedPayloadClaims(payload))
         } catch let error as StrictJSON.FormatError {
             throw VerificationError(.invalidJWTFormat, "payload is not strict JSON: \(error)")
         } catch {
             throw VerificationError(.invalidJWTFormat, "payload is not a JSON object of the expected shape")
         }
-        guard let resolvedType = type ?? claims.inferredType else {
-            throw VerificationError(.invalidJWTFormat, "payload is not a notification, transaction, renewal info or app transaction")
-        }
-        guard claims.inferredType == resolvedType else {
-            throw VerificationError(.invalidJWTFormat,
-                                    "payload is \(claims.inferredType.map { "a \($0.rawValue)" } ?? "of no known kind"), not a \(resolvedType.rawValue)")
-        }
-        let environment = claims.environment(for: resolvedType)
-        let signingTime = claims.signingTime(for: resolvedType)
+    }
 
-        // Apple's libraries decode StoreKit Testing data without any chain when their
-        // environment is Xcode; its x5c is one self-signed certificate, so it is not even
-        // looked at here.
-        let skipSignature = unsignedData == .acceptedWhenConfigured && environment.map {
-            Self.unsignedEnvironments.contains($0) && configuration.acceptedEnvironments.contains($0)
-        } ?? false
-        var revocationOutcome = RevocationOutcome.notChecked
-        if !skipSignature {
-            guard let x5c = parsed.header.x5c, x5c.count == AppleCertificatePolicy.chainLength else {
-                throw VerificationError(.invalidJWTFormat, "x5c must hold exactly \(AppleCertificatePolicy.chainLength) certificates")
-            }
-            // Online checks validate at the current time (a revoked certificate must fail now);
-            // offline, at the time Apple signed, as Apple's libraries do.
-            let validationTime = onlineChecks ? now : (signingTime ?? now)
-            let chain = try verifiedLeafKey(x5c: x5c, at: validationTime, now: now)
-            guard chain.key.isValidES256Signature(parsed.signature, for: parsed.signingInput) else {
-                throw VerificationError(.verificationFailure, "signature does not match the leaf certificate")
-            }
-            revocationOutcome = chain.revocation
+    /// Steps 2–3: the x5c chain to a configured root, then the signature with the leaf's key.
+    private func checkChainAndSignature(_ jws: CompactJWS, signingTime: Date?, now: Date) throws(VerificationError) -> RevocationOutcome {
+        guard let x5c = jws.header.x5c, x5c.count == AppleCertificatePolicy.chainLength else {
+            throw VerificationError(.invalidJWTFormat, "x5c must hold exactly \(AppleCertificatePolicy.chainLength) certificates")
         }
-
-        try checkAppIdentity(claims, type: resolvedType, environment: environment)
-        guard let environment, configuration.acceptedEnvironments.contains(environment) else {
-            throw VerificationError.environmentNotAccepted(environment)
+        // Online checks validate at the current time (a revoked certificate must fail now);
+        // offline, at the time Apple signed, as Apple's libraries do.
+        let validationTime = onlineChecks ? now : (signingTime ?? now)
+        let chain = try verifiedLeafKey(x5c: x5c, at: validationTime, now: now)
+        guard chain.key.isValidES256Signature(jws.signature, for: jws.signingInput) else {
+            throw VerificationError(.verificationFailure, "signature does not match the leaf certificate")
         }
+        return chain.revocation
+    }
 
+    /// The verified payloads of a notification's nested JWS.
+    private struct NestedPayloads {
         var transactionInfo: [UInt8]?
         var renewalInfo: [UInt8]?
         var appTransactionInfo: [UInt8]?
-        if resolvedType == .notification, let scope = claims.notificationScope {
-            // The nested JWS are Apple-signed in their own right: verify them, never trust them
-            // because the envelope verified; each must be the kind its field names, of the
-            // envelope's environment.
-            func nested(_ signed: String?, _ field: String, as kind: SignedDataType) throws(VerificationError) -> [UInt8]? {
-                guard let signed else { return nil }
-                let inner: VerifiedSignedData
-                do {
-                    inner = try verify(signed, as: kind, now: now, unsignedData: unsignedData)
-                } catch let error where error.kind == .invalidEnvironment {
-                    throw VerificationError(.invalidEnvironment, "\(field): \(error.reason); the notification declares \(environment)")
-                } catch {
-                    throw VerificationError(error.kind, "\(field): \(error.reason)")
-                }
-                guard inner.environment == environment else {
-                    throw VerificationError(.invalidEnvironment,
-                                            "\(field) declares environment \(inner.environment), the notification \(environment)")
-                }
-                return inner.payload
+    }
+
+    /// The nested JWS are Apple-signed in their own right: verify them, never trust them
+    /// because the envelope verified; each must be the kind its field names, of the
+    /// envelope's environment.
+    private func verifyNested(in scope: SignedPayloadClaims.NotificationScope, environment: Environment, now: Date,
+                              unsignedData: UnsignedData) throws(VerificationError) -> NestedPayloads {
+        func nested(_ signed: String?, _ field: String, as kind: SignedDataType) throws(VerificationError) -> [UInt8]? {
+            guard let signed else { return nil }
+            let inner: VerifiedSignedData
+            do {
+                inner = try verify(signed, as: kind, now: now, unsignedData: unsignedData)
+            } catch let error where error.kind == .invalidEnvironment {
+                throw VerificationError(.invalidEnvironment, "\(field): \(error.reason); the notification declares \(environment.rawValue)")
+            } catch {
+                throw VerificationError(error.kind, "\(field): \(error.reason)")
             }
-            transactionInfo = try nested(scope.signedTransactionInfo, "signedTransactionInfo", as: .transaction)
-            renewalInfo = try nested(scope.signedRenewalInfo, "signedRenewalInfo", as: .renewalInfo)
-            appTransactionInfo = try nested(scope.signedAppTransactionInfo, "signedAppTransactionInfo", as: .appTransaction)
+            guard inner.environment == environment else {
+                throw VerificationError(.invalidEnvironment,
+                                        "\(field) declares environment \(inner.environment.rawValue), the notification \(environment.rawValue)")
+            }
+            return inner.payload
         }
-        return VerifiedSignedData(
-            type: resolvedType,
-            environment: environment,
-            payload: payload.encoded(),
-            signedDate: signingTime,
-            transactionInfo: transactionInfo,
-            renewalInfo: renewalInfo,
-            appTransactionInfo: appTransactionInfo,
-            signatureSkipped: skipSignature,
-            revocation: revocationOutcome
-        )
+        return NestedPayloads(
+            transactionInfo: try nested(scope.signedTransactionInfo, "signedTransactionInfo", as: .transaction),
+            renewalInfo: try nested(scope.signedRenewalInfo, "signedRenewalInfo", as: .renewalInfo),
+            appTransactionInfo: try nested(scope.signedAppTransactionInfo, "signedAppTransactionInfo", as: .appTransaction))
     }
 
     /// The leaf's public key once the chain is proven at `time`: from this process's cache,
     /// else from the store's, else by parsing and validating the chain (and, with online
     /// checks, OCSP), remembering the result in both.
     private func verifiedLeafKey(x5c: [String], at time: Date, now: Date) throws(VerificationError) -> VerifiedChainCache.Entry {
-        let online = onlineChecks
-        func usable(_ entry: VerifiedChainCache.Entry) -> Bool {
-            entry.covers(time) && (!online || (entry.revocationFreshUntil.map { now < $0 } ?? false))
-        }
-        if let entry = chains.entry(leaf: x5c[0], intermediate: x5c[1]), usable(entry) {
+        if let entry = chains.entry(leaf: x5c[0], intermediate: x5c[1]), isUsable(entry, at: time, now: now) {
             return entry
         }
         let storeKey = StoreKeys.verifiedChain(leaf: x5c[0], intermediate: x5c[1],
                                                roots: try configuration.trustAnchors.identity())
-        if let entry = cachedChain(storeKey), usable(entry) {
+        if let entry = cachedChain(storeKey), isUsable(entry, at: time, now: now) {
             chains.insert(leaf: x5c[0], intermediate: x5c[1], entry)
             return entry
         }
-
+        let online = onlineChecks
         guard let leafDER = Base64.decode(x5c[0]),
               let intermediateDER = Base64.decode(x5c[1])
         else { throw VerificationError(.invalidCertificate, "x5c entry is not base64") }
@@ -249,6 +310,12 @@ public final class SignedDataVerifier {
         return entry
     }
 
+    /// Whether a chain proven before still serves: it covers `time` and, with online
+    /// checks, its revocation status is still fresh.
+    private func isUsable(_ entry: VerifiedChainCache.Entry, at time: Date, now: Date) -> Bool {
+        entry.covers(time) && (!onlineChecks || (entry.revocationFreshUntil.map { now < $0 } ?? false))
+    }
+
     private func cachedChain(_ key: String) -> VerifiedChainCache.Entry? {
         guard let chainStore, let stored = try? chainStore.get(key),
               let cached = try? JSONDecoder().decode(CachedChain.self, from: Data(stored.bytes)),
@@ -280,7 +347,7 @@ public final class SignedDataVerifier {
         try? chainStore.set(key, Array(bytes), expiresIn: lifetime)
     }
 
-    private func checkAppIdentity(_ claims: SignedPayloadClaims, type: SignedDataType, environment: String?) throws(VerificationError) {
+    private func checkAppIdentity(_ claims: SignedPayloadClaims, type: SignedDataType, environment: Environment?) throws(VerificationError) {
         let bundleId: String?
         let appAppleId: Int64?
         switch type {
@@ -303,7 +370,7 @@ public final class SignedDataVerifier {
         // Apple omits appAppleId from sandbox data; in Production it must be this app's.
         // (Production data on a server that does not accept Production is refused by the
         // environment check that follows, which says so more plainly.)
-        if environment == "Production", configuration.acceptedEnvironments.contains("Production"),
+        if environment == .production, configuration.acceptedEnvironments.contains(.production),
            type == .notification || type == .appTransaction {
             guard let expected = configuration.appAppleId, appAppleId == expected else {
                 throw VerificationError(.invalidAppIdentifier, "App Apple ID \(appAppleId.map(String.init) ?? "(none)") is not this app's")

@@ -4,11 +4,13 @@ import FoundationEssentials
 ///
 /// The payload is kept as the JSON value Apple signed, strictly parsed and re-encoded
 /// (`StrictJSON`): every field, known or not, with its value and type as signed, and nothing a
-/// lenient reader could see differently (duplicate keys, a BOM). `decode(_:)` gives the typed model.
+/// lenient reader could see differently (duplicate keys, a BOM). The untyped answer, for
+/// callers that pass the JSON on (`verify-signed-data`); the typed entry points
+/// (`verifyTransaction`, `verifyNotification`, ...) answer Apple's model with it.
 public struct VerifiedSignedData: Sendable {
     public let type: SignedDataType
-    /// The environment the data declares ("Production", "Sandbox", "Xcode", "LocalTesting").
-    public let environment: String
+    /// The environment the data declares, one this deployment accepts.
+    public let environment: Environment
     /// The verified payload: the signed JSON value, re-encoded compactly.
     public let payload: [UInt8]
     /// When Apple signed it (an app transaction: when the receipt was created).
@@ -28,8 +30,13 @@ public struct VerifiedSignedData: Sendable {
 
     /// Decodes the payload into its typed model (`ResponseBodyV2DecodedPayload`, ...).
     public func decode<Model: Decodable>(_ model: Model.Type) throws -> Model {
+        try decode(model, from: payload)
+    }
+
+    /// Decodes `bytes` (this payload or one of its nested payloads) into its typed model.
+    func decode<Model: Decodable>(_ model: Model.Type, from bytes: [UInt8]) throws -> Model {
         // Only data Apple did not sign (StoreKit Testing) carries fractional dates.
-        let bytes = signatureSkipped ? AppStoreMilliseconds.truncatingFractionalDates(payload) : payload
-        return try JSONDecoder().decode(model, from: Data(bytes))
+        let readable = signatureSkipped ? AppStoreMilliseconds.truncatingFractionalDates(bytes) : bytes
+        return try JSONDecoder().decode(model, from: Data(readable))
     }
 }
