@@ -68,7 +68,8 @@ public final class AppStoreAPIFunction: FunctionHandler {
               "message", "errorCode": 4040010, "httpStatus": 404, "retryable": false, "attempts": n}}
               retryable (429, 5xx, timeouts, connection failures): HTTP 503, exit 75;
               not found: 404, exit 65; other refusals: 400, exit 65;
-              UnauthorizedError (Apple refused the token): 502, exit 78.
+              api_token_refused (Apple refused the token): 502, exit 78; invalid_response (an answer
+              that is not Apple's JSON): 502, exit 69. Every code: the README's error table.
             Bad requests: invalid_request / unknown_operation / unknown_parameter (400, exit 65).
             """,
         variables: AppStoreAPISettings.apiVariables
@@ -86,7 +87,7 @@ public final class AppStoreAPIFunction: FunctionHandler {
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
         let body = try request.decode(Request.self)
         guard let spec = AppStoreAPIOperationSpec.named(body.operation) else {
-            throw FunctionError.badInput(code: "unknown_operation",
+            throw FunctionError.badInput(code: .unknownOperation,
                                          message: "unknown operation \(body.operation); one of: \(AppStoreAPIOperationSpec.all.map(\.name).joined(separator: ", "))")
         }
         let environment = try AppStoreAPISettings.environment(body.environment)
@@ -99,19 +100,19 @@ public final class AppStoreAPIFunction: FunctionHandler {
         }
         for name in ["transactionId", "originalTransactionId", "orderId", "testNotificationToken", "productId", "requestIdentifier"]
         where body.identifier(name) != nil && !spec.identifiers.contains(name) {
-            throw FunctionError.badInput(code: "unknown_parameter", message: "\(spec.name) takes no \"\(name)\"")
+            throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no \"\(name)\"")
         }
         let query = body.query ?? [:]
         for name in query.keys where !spec.query.contains(name) {
-            throw FunctionError.badInput(code: "unknown_parameter",
+            throw FunctionError.badInput(code: .unknownParameter,
                                          message: "\(spec.name) takes no query parameter \"\(name)\"" + (spec.query.isEmpty ? "" : "; it takes \(spec.query.joined(separator: ", "))"))
         }
         if body.body != nil && spec.body.isEmpty {
-            throw FunctionError.badInput(code: "unknown_parameter", message: "\(spec.name) takes no body")
+            throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no body")
         }
         let requestBody = body.body ?? [:]
         for name in requestBody.keys where !spec.body.contains(name) {
-            throw FunctionError.badInput(code: "unknown_parameter", message: "\(spec.name) takes no body field \"\(name)\"; it takes \(spec.body.joined(separator: ", "))")
+            throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no body field \"\(name)\"; it takes \(spec.body.joined(separator: ", "))")
         }
         for name in spec.requiredBody where requestBody[name] == nil || requestBody[name] == .null {
             throw FunctionError.badInput(message: "\(spec.name) needs body field \"\(name)\"")
@@ -150,7 +151,7 @@ public final class AppStoreAPIFunction: FunctionHandler {
                                 ["operation": spec.name, "code": error.code, "attempts": String(error.attempts + attempts)])
             var total = error
             total.attempts += attempts
-            return total.functionResponse
+            throw total
         }
 
         var response: JSONValue
@@ -159,7 +160,7 @@ public final class AppStoreAPIFunction: FunctionHandler {
         } catch let error as AppStoreAPIError {
             // A 2xx body that is not the documented JSON: Apple's fault, answered as documented.
             context.log.warning("App Store Server API answer unreadable", ["operation": spec.name, "code": error.code])
-            return error.functionResponse
+            throw error
         }
         if decode, let verifier {
             var decoder = SignedFieldDecoder(verifier: verifier, now: context.clock.now())

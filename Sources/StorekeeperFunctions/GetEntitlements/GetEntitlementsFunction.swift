@@ -56,7 +56,7 @@ public final class GetEntitlementsFunction: FunctionHandler {
         let body = try request.decode(Request.self)
         let given = [body.userId, body.appAccountToken, body.originalTransactionId].compactMap { $0 }
         guard given.count == 1, let key = given.first, !key.isEmpty else {
-            throw FunctionError.badInput(code: "invalid_request",
+            throw FunctionError.badInput(code: .invalidRequest,
                 message: "give exactly one of userId, appAccountToken, originalTransactionId")
         }
         let repository = EntitlementRepository(store: try context.adapters.store())

@@ -64,7 +64,7 @@ public final class IngestTransactionFunction: FunctionHandler {
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
         let body = try request.decode(Request.self)
         guard let jws = body.jwsRepresentation ?? body.signedTransaction else {
-            throw FunctionError.badInput(code: "invalid_request", message: "jwsRepresentation is required")
+            throw FunctionError.badInput(code: .invalidRequest, message: "jwsRepresentation is required")
         }
         let now = context.clock.now()
         let transaction = try verifier.verify(jws, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self)
@@ -72,7 +72,7 @@ public final class IngestTransactionFunction: FunctionHandler {
         if let signed = body.signedRenewalInfo {
             renewal = try verifier.verify(signed, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
             guard renewal?.originalTransactionId == transaction.originalTransactionId else {
-                throw FunctionError.badInput(code: "invalid_request", message: "the renewal info is for another subscription")
+                throw FunctionError.badInput(code: .invalidRequest, message: "the renewal info is for another subscription")
             }
         }
         let signedDate = transaction.signedDate ?? now.millisecondsSince1970

@@ -75,7 +75,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
              "migration": {"performed": true, "fromStore": false, "outcome": {"appleRequests": n, "subscriptions": [
                {"originalTransactionId", "productId", "status" (active | grace | billing_retry | expired |
                 refunded | revoked | lifetime; absent: no entitlement), "statusBefore", "inReceipt",
-                "eventsApplied", "linkedToUser", "appAccountTokenSet", "failure" ("notFound" | code)}]}}
+                "eventsApplied", "linkedToUser", "appAccountTokenSet", "failure" ("not_found" | "invalid_payload" | code)}]}}
                ("fromStore": true: an anonymous rerun answered from the store, see above;
                 {"performed": false, "reason"} for an Xcode receipt),
              with legacyCheck "legacy": {"status", "statusName", "environment", "redirectedToSandbox",
@@ -83,9 +83,9 @@ public final class MigrateReceiptFunction: FunctionHandler {
                "gracePeriodExpiresDate", "expirationIntent", "autoRenew"}]}
                and "disagreements": [{"originalTransactionId", "legacyStatus", "newStatus"}].
             errors: INVALID_RECEIPT_FORMAT, INVALID_CERTIFICATE, VERIFICATION_FAILURE, INVALID_APP_IDENTIFIER,
-            INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, VERIFY_RECEIPT_UNAVAILABLE, Apple 5xx
+            INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, verify_receipt_unavailable, Apple 5xx
             or unreachable (Apple's error name, exit 75: what was applied stays, a rerun finishes);
-            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78);
+            verify_receipt_rejected (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78);
             rate_limited (429, Retry-After, exit 75): the shared bucket has no token now; nothing was asked
             (or, when a migration under way used up its credit or Apple asked to hold back, what was
             applied stays and a rerun finishes).
@@ -111,7 +111,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
 
     static let rateVariable = "MIGRATE_REQUESTS_PER_SECOND"
     /// The wire code of a refusal by the shared bucket (HTTP 429, exit 75).
-    static let rateLimitedCode = "rate_limited"
+    static let rateLimitedCode = FunctionErrorCode.rateLimited.rawValue
 
     /// The base64 length of the largest container the reader accepts.
     static let maximumReceiptDataLength = (PKCS7SignedData.maximumSize + 2) / 3 * 4
@@ -167,7 +167,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
             throw FunctionError.payloadTooLarge(message: "receiptData is larger than any app receipt")
         }
         guard let der = Base64.decode(receiptData, padding: .optional), !der.isEmpty else {
-            throw FunctionError.badInput(code: ReceiptError.Code.invalidReceiptFormat.rawValue, message: "receiptData is not base64")
+            throw ReceiptError(.invalidReceiptFormat, "receiptData is not base64")
         }
         // Nobody vouches for a user: the answer may come from the store (see the help).
         let anonymous = body.sessionToken == nil && !request.carriesAdminAuthorization(context.environment)
@@ -175,7 +175,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
         var userId = body.userId
         if let sessionToken = body.sessionToken {
             guard let session = try SessionRepository(store: try context.adapters.store()).session(id: sessionToken, now: context.clock.now()) else {
-                throw FunctionError.unauthorized(code: "invalid_session", message: "no open session with this sessionToken (ended, expired or never opened)")
+                throw FunctionError.unauthorized(code: .invalidSession, message: "no open session with this sessionToken (ended, expired or never opened)")
             }
             userId = session.userId
         }
@@ -195,9 +195,9 @@ public final class MigrateReceiptFunction: FunctionHandler {
             context.log.warning("receipt did not verify", ["code": error.code, "reason": error.reason])
             answer.add("verified", false)
             if let environment = reading.receipt.receiptType?.environment { answer.add("environment", environment) }
-            try answer.add("error", encoding: ["code": error.code, "message": error.reason])
+            answer.add("error", rawJSON: FunctionResponse.errorObject(error))
             if !dryRun {
-                return FunctionResponse(status: error.isRetryable ? 503 : 400, body: answer.build(), exitCode: error.isRetryable ? 75 : 65)
+                return FunctionResponse(refusing: error, body: answer.build())
             }
         }
         try answer.add("receipt", encoding: ReceiptAnswer(reading.receipt))
@@ -258,7 +258,7 @@ public final class MigrateReceiptFunction: FunctionHandler {
             } catch let error as AppStoreAPIError {
                 // Whatever was applied before the failure is Apple's truth; a rerun finishes the rest.
                 context.log.warning("migration stopped: Apple did not answer", ["code": error.code, "retryable": error.isRetryable])
-                return error.functionResponse
+                throw error
             }
             fromStore = false
             try ReceiptMigrationMemo.record(outcome, now: context.clock.now(), in: store)
@@ -315,12 +315,9 @@ public final class MigrateReceiptFunction: FunctionHandler {
     static func rateLimited(retryAfter: Duration) -> FunctionResponse {
         let milliseconds = max(retryAfter.wholeMilliseconds, 1)
         let seconds = (milliseconds + 999) / 1000
-        var error = JSONObjectBuilder()
-        error.add("code", rateLimitedCode)
-        error.add("message", "too many migrations right now: try again in \(seconds) s")
-        var body = JSONObjectBuilder()
-        body.add("error", rawJSON: error.build())
-        return FunctionResponse(status: 429, headers: [("Retry-After", String(seconds))], body: body.build(), exitCode: 75)
+        var response = FunctionResponse.error(FunctionError(.rateLimited, "too many migrations right now: try again in \(seconds) s"))
+        response.headers.append(("Retry-After", String(seconds)))
+        return response
     }
 
     /// The user to link to and the appAccountToken to set at Apple: the request's token

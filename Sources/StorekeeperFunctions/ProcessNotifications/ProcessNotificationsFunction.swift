@@ -73,7 +73,7 @@ public final class ProcessNotificationsFunction: FunctionHandler {
         let body = try request.decode(Request.self)
         let seconds = body.budgetSeconds ?? defaultBudget
         guard seconds > 0, seconds <= 3600 else {
-            throw FunctionError.badInput(code: "invalid_request", message: "budgetSeconds must be between 0 and 3600")
+            throw FunctionError.badInput(code: .invalidRequest, message: "budgetSeconds must be between 0 and 3600")
         }
         let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease)
         let log = context.log

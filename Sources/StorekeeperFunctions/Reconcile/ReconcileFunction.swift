@@ -58,7 +58,7 @@ public final class ReconcileFunction: FunctionHandler {
             """,
         response: """
             {"report": {"selection", "resumedAfter", "total", "done", "asked", "unchanged",
-              "corrected": {"expired→active": n, ...}, "failed": {"<Apple error name>" | "notFound": n},
+              "corrected": {"expired→active": n, ...}, "failed": {"<Apple error name>" | "not_found": n},
               "rateLimitedWaits": n, "outOfTime": false, "stoppedBy": null | "apple_unavailable"},
              "correctedTotal": n, "failedTotal": n}
               exit 0 when the walk finished or ran out of time (the next run resumes); exit 75
@@ -154,7 +154,7 @@ public final class ReconcileFunction: FunctionHandler {
         ])
         let response = Response(report: report, correctedTotal: report.correctedTotal, failedTotal: report.failedTotal)
         if report.stoppedBy != nil {
-            return try .json(response, status: 503, exitCode: 75)
+            return try .json(response, status: ErrorDisposition.retryLater.httpStatus, exitCode: ErrorDisposition.retryLater.exitCode)
         }
         return try .json(response)
     }

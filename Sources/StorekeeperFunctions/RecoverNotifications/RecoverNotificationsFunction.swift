@@ -121,23 +121,22 @@ public final class RecoverNotificationsFunction: FunctionHandler {
     }
 
     private func answer(_ error: RecoveryError) -> FunctionResponse {
-        let (failure, report, retryable): (NotificationHistoryFailure, RecoveryReport, Bool) = switch error {
-        case .appleUnavailable(let failure, let report): (failure, report, true)
-        case .appleRefused(let failure, let report): (failure, report, false)
+        let (failure, report): (NotificationHistoryFailure, RecoveryReport) = switch error {
+        case .appleUnavailable(let failure, let report): (failure, report)
+        case .appleRefused(let failure, let report): (failure, report)
         }
         log(report)
         context.log.warning("notification history stopped", ["code": failure.code])
         var body = JSONObjectBuilder()
         var inner = JSONObjectBuilder()
         inner.add("code", failure.code)
-        inner.add("message", failure.code == "UnauthorizedError"
+        inner.add("message", failure.disposition == .upstreamRefused
             ? "Apple refused the API key: check APPSTORE_KEY_ID, APPSTORE_ISSUER_ID, APPSTORE_PRIVATE_KEY and APPSTORE_BUNDLE_ID"
             : failure.reason)
-        inner.add("retryable", retryable)
+        inner.add("retryable", failure.isRetryable)
         body.add("error", rawJSON: inner.build())
         try? body.add("report", encoding: report)
-        let (status, exitCode): (Int, Int32) = retryable ? (503, 75) : failure.code == "UnauthorizedError" ? (502, 78) : (400, 65)
-        return FunctionResponse(status: status, body: body.build(), exitCode: exitCode)
+        return FunctionResponse(refusing: failure, body: body.build())
     }
 
     private func log(_ report: RecoveryReport) {

@@ -98,34 +98,3 @@ struct AppStoreAPISettings {
         return environment
     }
 }
-
-extension AppStoreAPIError {
-    /// Apple's error as a function answer: Apple's name as the code; retryable is 503 and
-    /// exit 75; a refused token is a configuration problem (exit 78); "not found" is 404;
-    /// any other refusal is 400 (exit 65).
-    var functionResponse: FunctionResponse {
-        let status: Int
-        let exitCode: Int32
-        if isRetryable {
-            (status, exitCode) = (503, 75)
-        } else if kind == .unauthorized {
-            (status, exitCode) = (502, 78)
-        } else if httpStatus == 404 {
-            (status, exitCode) = (404, 65)
-        } else if kind == .invalidResponse {
-            (status, exitCode) = (502, 69)
-        } else {
-            (status, exitCode) = (400, 65)
-        }
-        var error = JSONObjectBuilder()
-        error.add("code", code)
-        error.add("message", reason)
-        if let errorCode { error.add("errorCode", rawJSON: Array(String(errorCode).utf8)) }
-        if let httpStatus { error.add("httpStatus", rawJSON: Array(String(httpStatus).utf8)) }
-        error.add("retryable", isRetryable)
-        error.add("attempts", rawJSON: Array(String(attempts).utf8))
-        var answer = JSONObjectBuilder()
-        answer.add("error", rawJSON: error.build())
-        return FunctionResponse(status: status, body: answer.build(), exitCode: exitCode)
-    }
-}

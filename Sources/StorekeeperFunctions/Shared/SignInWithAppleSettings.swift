@@ -181,19 +181,6 @@ struct SignInWithAppleSettings {
     }
 }
 
-extension SignInWithAppleSettings {
-    /// Runs a step that talks to Apple. Apple refusing our client (`invalid_client`,
-    /// `unauthorized_client`) is our configuration, not the caller's mistake: it becomes a
-    /// configuration error (HTTP 500, exit 78; over HTTP the explanation goes to the log only).
-    static func callingApple<T>(_ step: () throws -> T) throws -> T {
-        do {
-            return try step()
-        } catch let error as AppleIDError where error.kind == .invalidClient || error.kind == .unauthorizedClient {
-            throw FunctionError(code: error.code, message: error.reason, kind: .configuration)
-        }
-    }
-}
-
 /// The pre-authorization cookie that binds a web sign-in to the browser that started it:
 /// `siwa-start` sets it, `siwa-callback` checks it against the state and clears it.
 enum PreAuthorizationCookie {

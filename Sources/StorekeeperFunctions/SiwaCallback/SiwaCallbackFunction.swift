@@ -99,11 +99,9 @@ public final class SiwaCallbackFunction: FunctionHandler {
             throw SignInError(.invalidState, "the sign-in was not started in this browser (its pre-authorization cookie is missing or different)")
         }
         let name = body.user.flatMap(FirstLoginName.parsingUserField)
-        let result = try SignInWithAppleSettings.callingApple {
-            try settings.flow(adapters: context.adapters).completeWeb(
-                code: code, clientId: settings.webClientId, redirectURI: settings.redirectURI ?? "",
-                nonce: pending.nonce, name: name, now: now)
-        }
+        let result = try settings.flow(adapters: context.adapters).completeWeb(
+            code: code, clientId: settings.webClientId, redirectURI: settings.redirectURI ?? "",
+            nonce: pending.nonce, name: name, now: now)
         context.log.info("signed_in", ["user": result.account.userId, "new_user": result.created])
         let maxAge = SessionRepository.lifetime.components.seconds
         let cookie = "\(Self.cookieName)=\(result.sessionId); Path=/; Max-Age=\(maxAge); HttpOnly; Secure; SameSite=Lax"

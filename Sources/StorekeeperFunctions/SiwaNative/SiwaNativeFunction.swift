@@ -64,11 +64,9 @@ public final class SiwaNativeFunction: FunctionHandler {
         let body = try request.decode(Request.self)
         guard !body.rawNonce.isEmpty else { throw FunctionError.badInput(message: "rawNonce is empty") }
         let name = body.fullName.map { FirstLoginName(givenName: $0.givenName, familyName: $0.familyName) }
-        let result = try SignInWithAppleSettings.callingApple {
-            try settings.flow(adapters: context.adapters).completeNative(
-                identityToken: body.identityToken, authorizationCode: body.authorizationCode, rawNonce: body.rawNonce,
-                name: name, now: context.clock.now())
-        }
+        let result = try settings.flow(adapters: context.adapters).completeNative(
+            identityToken: body.identityToken, authorizationCode: body.authorizationCode, rawNonce: body.rawNonce,
+            name: name, now: context.clock.now())
         context.log.info("signed_in", ["user": result.account.userId, "new_user": result.created])
         return try .json(Response(
             sessionToken: result.sessionId, sessionExpiresAt: result.sessionExpiresAt.millisecondsSince1970,

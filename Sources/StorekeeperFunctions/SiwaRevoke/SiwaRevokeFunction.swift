@@ -60,9 +60,7 @@ public final class SiwaRevokeFunction: FunctionHandler {
         guard try accounts.account(userId: body.userId) != nil || (try accounts.keptRefreshToken(userId: body.userId)) != .none else {
             throw FunctionError.notFound(message: (try accounts.wasDeleted(userId: body.userId)) ? "the account was already deleted" : "no such user")
         }
-        let revocation = try SignInWithAppleSettings.callingApple {
-            try settings.flow(adapters: context.adapters).revokeAndDelete(userId: body.userId, now: context.clock.now())
-        }
+        let revocation = try settings.flow(adapters: context.adapters).revokeAndDelete(userId: body.userId, now: context.clock.now())
         if revocation.refreshTokenUnreadable {
             context.log.warning("refresh_token_unreadable", ["user": body.userId,
                 "reason": "the kept refresh token could not be opened (another data key or a damaged record): deleted without revoking it at Apple"])

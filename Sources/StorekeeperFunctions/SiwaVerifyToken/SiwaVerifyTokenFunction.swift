@@ -87,7 +87,7 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
         let now = context.clock.now()
         let store = try context.adapters.store()
         guard let session = try SessionRepository(store: store).session(id: sessionToken, now: now) else {
-            return rejection(code: "invalid_session", message: "no open session with this token (ended, expired or never opened)", status: 401)
+            return rejection(FunctionError(.invalidSession, "no open session with this token (ended, expired or never opened)"))
         }
         var check = "not_configured"
         if checksRefreshTokens {
@@ -103,7 +103,7 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
             }
             if outcome == .revoked {
                 context.log.info("refresh_token_revoked", ["user": session.userId])
-                return rejection(code: "consent_revoked", message: "the user revoked Sign in with Apple for this app: every session was ended", status: 401)
+                return rejection(FunctionError(.consentRevoked, "the user revoked Sign in with Apple for this app: every session was ended"))
             }
             check = outcome?.rawValue ?? "unavailable"
         }
@@ -112,14 +112,11 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
                                        expiresAt: session.expiresAt, refreshCheck: check))
     }
 
-    private func rejection(code: String, message: String, status: Int, exitCode: Int32 = 65) -> FunctionResponse {
+    private func rejection(_ error: some CodedError) -> FunctionResponse {
         var answer = JSONObjectBuilder()
         answer.add("valid", false)
-        var error = JSONObjectBuilder()
-        error.add("code", code)
-        error.add("message", message)
-        answer.add("error", rawJSON: error.build())
-        return FunctionResponse(status: status, body: answer.build(), exitCode: exitCode)
+        answer.add("error", rawJSON: FunctionResponse.errorObject(error))
+        return FunctionResponse(refusing: error, body: answer.build())
     }
 
     private func verify(_ identityToken: String, nonce: String?) throws -> FunctionResponse {
@@ -128,8 +125,7 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
             verified = try verifier.verify(identityToken, expectedNonce: nonce, now: context.clock.now())
         } catch {
             context.log.warning("identity_token_rejected", ["code": error.code, "reason": error.reason])
-            return rejection(code: error.code, message: error.reason, status: error.isRetryable ? 503 : 400,
-                             exitCode: error.isRetryable ? 75 : 65)
+            return rejection(error)
         }
         var answer = JSONObjectBuilder()
         answer.add("valid", true)

@@ -72,13 +72,13 @@ public final class TestNotificationFunction: FunctionHandler {
         let token: String
         do throws(AppStoreAPIError) {
             guard let value = try client.requestTestNotification(environment: environment).value.testNotificationToken else {
-                throw AppStoreAPIError(kind: .invalidResponse, code: "InvalidResponse",
-                                       reason: "Apple's answer has no testNotificationToken", isRetryable: false, httpStatus: 200)
+                throw AppStoreAPIError(.invalidResponse, kind: .invalidResponse,
+                                       reason: "Apple's answer has no testNotificationToken", httpStatus: 200)
             }
             token = value
         } catch {
             context.log.warning("test notification not requested", ["code": error.code])
-            return error.functionResponse
+            throw error
         }
 
         let started = timing.now()
@@ -89,7 +89,7 @@ public final class TestNotificationFunction: FunctionHandler {
             switch poll(client, token: token, environment: environment) {
             case .failure(let error):
                 context.log.warning("test notification status unavailable", ["code": error.code])
-                return error.functionResponse
+                throw error
             case .success(let answer):
                 status = answer
             }
@@ -128,7 +128,7 @@ public final class TestNotificationFunction: FunctionHandler {
         switch outcome {
         case "delivered": return FunctionResponse(status: 200, body: answer.build())
         case "failed": return FunctionResponse(status: 200, body: answer.build(), exitCode: 69)
-        default: return FunctionResponse(status: 503, body: answer.build(), exitCode: 75)
+        default: return FunctionResponse(status: ErrorDisposition.retryLater.httpStatus, body: answer.build(), exitCode: ErrorDisposition.retryLater.exitCode)
         }
     }
 

@@ -61,7 +61,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
         var type: SignedDataType?
         if let name = body.type {
             guard let known = SignedDataType(rawValue: name) else {
-                throw FunctionError.badInput(code: "invalid_request", message: "type must be one of \(SignedDataType.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw FunctionError.badInput(code: .invalidRequest, message: "type must be one of \(SignedDataType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             type = known
         }
@@ -73,12 +73,8 @@ public final class VerifySignedDataFunction: FunctionHandler {
             context.log.warning("signed data rejected", ["code": error.code, "reason": error.reason])
             var answer = JSONObjectBuilder()
             answer.add("valid", false)
-            try answer.add("error", encoding: ["code": error.code, "message": error.reason])
-            return FunctionResponse(
-                status: error.isRetryable ? 503 : 400,
-                body: answer.build(),
-                exitCode: error.isRetryable ? 75 : 65
-            )
+            answer.add("error", rawJSON: FunctionResponse.errorObject(error))
+            return FunctionResponse(refusing: error, body: answer.build())
         }
 
         var answer = JSONObjectBuilder()

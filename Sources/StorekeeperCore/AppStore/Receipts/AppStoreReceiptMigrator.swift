@@ -29,7 +29,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     public var onRejected: ((String, String) -> Void)?
 
     /// The failure of a signed answer that verified but does not decode as its model.
-    public static let invalidPayload = "INVALID_PAYLOAD"
+    public static let invalidPayload = ReportFailureCode.invalidPayload.rawValue
     /// The failure of a transaction that decoded but cannot be applied (no transactionId, ...).
     public static let invalidTransaction = "INVALID_TRANSACTION"
 
@@ -137,7 +137,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                 answer = try client.getAllSubscriptionStatuses(transactionId: id, environment: apiEnvironment, sandboxFallback: fallback)
             } catch {
                 guard error.httpStatus == 404 else { throw error }
-                progress[id]?.failure = "notFound"
+                progress[id]?.failure = ReportFailureCode.notFound.rawValue
                 continue
             }
             requests += 1
@@ -196,7 +196,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                     environment: answeredBy, sandboxFallback: pages == 0 && fallback)
             } catch {
                 guard pages == 0, error.httpStatus == 404 else { throw error }
-                progress[id]?.failure = "notFound"
+                progress[id]?.failure = ReportFailureCode.notFound.rawValue
                 return ([], nil, 1)
             }
             pages += 1
