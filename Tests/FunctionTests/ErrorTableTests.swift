@@ -42,7 +42,6 @@ import Testing
         }
         add(FunctionErrorCode.self)
         add(VerificationErrorKind.self)
-        add(ReceiptErrorKind.self)
         add(VerifyReceiptErrorKind.self)
         add(AppStoreAPIError.OwnCode.self)
         add(HTTPErrorKind.self)

@@ -4,8 +4,8 @@
 /// https://github.com/apple/app-store-server-library-swift (SignedDataVerifier)
 public typealias VerificationError = DomainError<VerificationErrorKind>
 
-/// Apple's names for the failure kinds of signed data. Legacy receipts (`ReceiptErrorKind`)
-/// share the names where the meaning is the same.
+/// Apple's names for the failure kinds of signed data; legacy receipts (`ReceiptError`) use
+/// the same vocabulary.
 public enum VerificationErrorKind: String, ErrorKind {
     /// Not a compact JWS, a header of the wrong shape, an algorithm other than ES256,
     /// an `x5c` that is not three certificates, or a payload that is not JSON.
@@ -21,6 +21,9 @@ public enum VerificationErrorKind: String, ErrorKind {
     case invalidAppIdentifier = "INVALID_APP_IDENTIFIER"
     /// The data's environment is not one this deployment accepts.
     case invalidEnvironment = "INVALID_ENVIRONMENT"
+    /// Legacy receipts only (`ReceiptError`): not a PKCS#7 signedData container, or a payload
+    /// that is not the receipt ASN.1 layout (bad DER, a field of the wrong type or missing).
+    case invalidReceiptFormat = "INVALID_RECEIPT_FORMAT"
 
     public var disposition: ErrorDisposition { self == .retryableVerificationFailure ? .retryLater : .badInput }
 }
