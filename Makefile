@@ -6,7 +6,7 @@ SHELL := /bin/bash
 # Every Debian package the project uses, for every issue: C libraries behind the four
 # fences, the servers the tests run for real, and the benchmark tools.
 DEBIAN_PACKAGES := libssl-dev libcurl4-openssl-dev libsqlite3-dev libhiredis-dev \
-                   redis-server lighttpd hyperfine wrk openssl ca-certificates pkg-config jq sqlite3 curl python3
+                   redis-server lighttpd hyperfine wrk valgrind openssl ca-certificates pkg-config jq sqlite3 curl python3
 
 SWIFT ?= swift
 FUNCTIONS := $(notdir $(wildcard functions/*))

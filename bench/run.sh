@@ -60,6 +60,14 @@ verify_one=$("$timer" -n "$RUNS" -w 20 -i "$out/notification.json" -- "$BIN/veri
 printf '  %-44s %8s us  (peak RSS %s KiB)\n' "C hello world (floor)" "$(field median_us <<<"$c_hello")" "$(field max_rss_kib <<<"$c_hello")"
 printf '  %-44s %8s us  (peak RSS %s KiB)\n' "static Swift hello world (floor)" "$(field median_us <<<"$swift_hello")" "$(field max_rss_kib <<<"$swift_hello")"
 printf '  %-44s %8s us  (peak RSS %s KiB)\n' "verify-signed-data, one notification (3 JWS)" "$(field median_us <<<"$verify_one")" "$(field max_rss_kib <<<"$verify_one")"
+# Instructions do not depend on how busy the machine is: the figure to compare across changes.
+if command -v valgrind >/dev/null; then
+  instructions=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN/verify-signed-data" \
+    < "$out/notification.json" 2>&1 >/dev/null | sed -n 's/.*Collected : *\([0-9]*\).*/\1/p')
+  printf '  %-44s %8s instructions (callgrind)\n' "verify-signed-data, one notification" "$instructions"
+else
+  echo "  verify-signed-data under callgrind: valgrind is not installed (apt-get install valgrind)"
+fi
 
 echo "== batch: $BATCH distinct transactions through one process (NDJSON) =="
 batch=$("$timer" -n 7 -w 1 -i "$out/batch.ndjson" -- "$BIN/verify-signed-data" | tee "$out/verify-batch.json")

@@ -33,3 +33,11 @@ extension ErrorDisposition {
         }
     }
 }
+
+extension Reply {
+    /// A refusal in a typed answer of the handler's own shape: the status and exit code are
+    /// the error's disposition's, as for every error answer.
+    public init(_ body: Body, refusing error: some CodedError, headers: [(String, String)] = []) {
+        self.init(body, status: error.disposition.httpStatus, headers: headers, exitCode: error.disposition.exitCode)
+    }
+}

@@ -162,8 +162,11 @@ final class RequestLoop<Handler: FunctionHandler> {
         do {
             response = try handler.handle(request)
         } catch {
-            let mapped = map(error)
-            response = errorResponse(mapped, door: request.frontDoor)
+            let carried = error as? ErrorWithHeaders
+            let mapped = map(carried?.error ?? error)
+            var answer = errorResponse(mapped, door: request.frontDoor)
+            answer.headers += carried?.headers ?? []
+            response = answer
             failure = mapped
         }
         try finish(response, door: request.frontDoor, request: request, code: failure?.code, started: started,

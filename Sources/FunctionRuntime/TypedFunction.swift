@@ -9,12 +9,24 @@ public protocol TypedFunction: FunctionHandler {
     /// Answers one decoded request. `call` is the request as it arrived (front door, headers,
     /// query), for the few functions whose answer depends on more than the body.
     func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response>
+
+    /// Headers every error answer to `call` carries (a failed request that must still undo
+    /// something in the browser, such as a cookie). None by default.
+    func errorHeaders(for call: FunctionRequest) -> [(String, String)]
 }
 
 extension TypedFunction {
     public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        try handle(try request.decode(Request.self), call: request).response()
+        do {
+            return try handle(try request.decode(Request.self), call: request).response()
+        } catch {
+            let headers = errorHeaders(for: request)
+            guard !headers.isEmpty else { throw error }
+            throw ErrorWithHeaders(error, headers: headers)
+        }
     }
+
+    public func errorHeaders(for call: FunctionRequest) -> [(String, String)] { [] }
 }
 
 /// What a typed handler answers: the body, and the status, headers and exit code when they

@@ -100,6 +100,17 @@ struct CGIDoorTests {
         #expect(try Run.json(response.body)["state"]?.stringValue == "xyz")
     }
 
+    @Test func aRefusalKeepsItsAnswerAndAddsTheHandlersErrorHeaders() throws {
+        let body = "code=abc"
+        let environment = cgi(method: "POST", path: "/auth/callback", body: body, extra: ["CONTENT_TYPE": "application/x-www-form-urlencoded"])
+        let result = FunctionRunner.run(FormHandler.self, environment: environment, stdin: Array(body.utf8))
+        let response = try parse(result)
+        #expect(result.exitCode == 65)
+        #expect(response.headers.first == "Status: 400 Bad Request")
+        #expect(response.headers.filter { $0.hasPrefix("Set-Cookie: ") } == ["Set-Cookie: pending=; Max-Age=0"])
+        #expect(response.body == #"{"error":{"code":"invalid_request","message":"missing field `state`"}}"#)
+    }
+
     @Test func theWrongMethodIs405() throws {
         var environment = cgi(method: "PUT", body: "{}")
         environment.merge(Run.echoEnvironment) { $1 }

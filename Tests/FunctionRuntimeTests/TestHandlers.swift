@@ -3,6 +3,7 @@ import FunctionRuntime
 import StorekeeperCore
 
 /// A public POST function that greets `name`; `mode` makes it fail in each way a handler can.
+/// On the byte layer, not a `TypedFunction`: its `html` mode answers a body that is not JSON.
 final class EchoHandler: FunctionHandler {
     static let descriptor = FunctionDescriptor(
         name: "echo",
@@ -61,7 +62,7 @@ final class EchoHandler: FunctionHandler {
 }
 
 /// An internal GET function: its request comes from the query string over HTTP.
-final class LookupHandler: FunctionHandler {
+final class LookupHandler: TypedFunction {
     static let descriptor = FunctionDescriptor(
         name: "lookup",
         route: "/entitlements",
@@ -95,13 +96,14 @@ final class LookupHandler: FunctionHandler {
         headerInEnvironment = context.environment.optional("HTTP_AUTHORIZATION") != nil
     }
 
-    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        return try .json(Response(userId: body.userId, note: body.note ?? "", door: request.frontDoor.rawValue, path: request.path, headerInEnvironment: headerInEnvironment))
+    func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        Reply(Response(userId: request.userId, note: request.note ?? "", door: call.frontDoor.rawValue, path: call.path,
+                       headerInEnvironment: headerInEnvironment))
     }
 }
 
-/// A public POST function fed by an HTML form (`form_post`); answers with a cookie.
+/// A public POST function fed by an HTML form (`form_post`); answers with a cookie, and
+/// clears one when it refuses.
 final class FormHandler: TypedFunction {
     static let descriptor = FunctionDescriptor(
         name: "form",
@@ -126,6 +128,10 @@ final class FormHandler: TypedFunction {
 
     func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Request> {
         Reply(request, headers: [("Set-Cookie", "a=1; Secure"), ("Set-Cookie", "b=2; Secure"), ("Cache-Control", "no-store")])
+    }
+
+    func errorHeaders(for call: FunctionRequest) -> [(String, String)] {
+        [("Set-Cookie", "pending=; Max-Age=0")]
     }
 }
 
@@ -155,7 +161,7 @@ final class CronHandler: TypedFunction {
 }
 
 /// A handler that fails to start with something that is not a FunctionError.
-final class StartupCrashHandler: FunctionHandler {
+final class StartupCrashHandler: TypedFunction {
     static let descriptor = FunctionDescriptor(
         name: "startup-crash", route: "/x", method: "POST", visibility: .public, summary: "s", request: "r", response: "r"
     )
@@ -164,8 +170,10 @@ final class StartupCrashHandler: FunctionHandler {
         throw UnexpectedFailure(detail: "key file unreadable: \(TestTokens.bearer)")
     }
 
-    func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        FunctionResponse()
+    struct Response: Encodable {}
+
+    func handle(_ request: NoFields, call: FunctionRequest) throws -> Reply<Response> {
+        Reply(Response())
     }
 }
 

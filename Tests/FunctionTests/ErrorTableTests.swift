@@ -48,6 +48,7 @@ import Testing
         add(AppleIDErrorKind.self)
         add(IdentityTokenErrorKind.self)
         add(SignInErrorKind.self)
+        add(TransactionIngest.MismatchErrorKind.self)
         for entry in AppStoreAPIErrorCode.all { add(entry.name, entry.disposition) }
         for (code, disposition) in patterns { add(code, disposition) }
         return rows

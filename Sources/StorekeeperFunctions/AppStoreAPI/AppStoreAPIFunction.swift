@@ -5,39 +5,7 @@ import StorekeeperCore
 /// `app-store-api`: one App Store Server API call per request, named as Apple's server
 /// libraries name their methods, answering Apple's JSON with (on request) every signed field
 /// verified and decoded, and (on request) every page followed to the end.
-public final class AppStoreAPIFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
-            case operation, environment, sandboxFallback, transactionId, originalTransactionId, orderId
-            case testNotificationToken, productId, requestIdentifier, query, body, allPages, decode
-        }
-        var operation: String
-        var environment: String?
-        var sandboxFallback: Bool?
-        var transactionId: String?
-        var originalTransactionId: String?
-        var orderId: String?
-        var testNotificationToken: String?
-        var productId: String?
-        var requestIdentifier: String?
-        var query: [String: JSONValue]?
-        var body: [String: JSONValue]?
-        var allPages: Bool?
-        var decode: Bool?
-
-        func identifier(_ name: String) -> String? {
-            switch name {
-            case "transactionId": transactionId
-            case "originalTransactionId": originalTransactionId
-            case "orderId": orderId
-            case "testNotificationToken": testNotificationToken
-            case "productId": productId
-            case "requestIdentifier": requestIdentifier
-            default: nil
-            }
-        }
-    }
-
+public final class AppStoreAPIFunction: TypedFunction {
     /// Pages followed at most by `allPages` (20 items a page: 20,000 transactions).
     static let maximumPages = 1000
 
@@ -84,83 +52,31 @@ public final class AppStoreAPIFunction: FunctionHandler {
         self.context = context
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        guard let spec = AppStoreAPIOperationSpec.named(body.operation) else {
-            throw FunctionError.badInput(code: .unknownOperation,
-                                         message: "unknown operation \(body.operation); one of: \(AppStoreAPIOperationSpec.all.map(\.name).joined(separator: ", "))")
-        }
-        let environment = try AppStoreAPISettings.environment(body.environment)
-        var identifiers: [String: String] = [:]
-        for name in spec.identifiers {
-            guard let value = body.identifier(name), !value.isEmpty else {
-                throw FunctionError.badInput(message: "\(spec.name) needs \"\(name)\"")
-            }
-            identifiers[name] = value
-        }
-        for name in ["transactionId", "originalTransactionId", "orderId", "testNotificationToken", "productId", "requestIdentifier"]
-        where body.identifier(name) != nil && !spec.identifiers.contains(name) {
-            throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no \"\(name)\"")
-        }
-        let query = body.query ?? [:]
-        for name in query.keys where !spec.query.contains(name) {
-            throw FunctionError.badInput(code: .unknownParameter,
-                                         message: "\(spec.name) takes no query parameter \"\(name)\"" + (spec.query.isEmpty ? "" : "; it takes \(spec.query.joined(separator: ", "))"))
-        }
-        if body.body != nil && spec.body.isEmpty {
-            throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no body")
-        }
-        let requestBody = body.body ?? [:]
-        for name in requestBody.keys where !spec.body.contains(name) {
-            throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no body field \"\(name)\"; it takes \(spec.body.joined(separator: ", "))")
-        }
-        for name in spec.requiredBody where requestBody[name] == nil || requestBody[name] == .null {
-            throw FunctionError.badInput(message: "\(spec.name) needs body field \"\(name)\"")
-        }
-        if body.allPages == true, case .none = spec.paging {
-            throw FunctionError.badInput(message: "\(spec.name) has no pages; allPages applies to getTransactionHistory, getRefundHistory and getNotificationHistory")
-        }
-        let decode = body.decode ?? false
+    public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
+        let spec = try request.spec()
+        let environment = try AppStoreAPISettings.environment(request.environment)
+        let parameters = try request.parameters(for: spec)
+        let decode = request.decode ?? false
         if decode && verifier == nil {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots to verify signed fields")
         }
-        let fallback = body.sandboxFallback ?? settings.acceptedEnvironments.contains("Sandbox")
-        let call = try AppStoreAPICall(spec: spec, identifiers: identifiers, query: query, body: requestBody)
+        let fallback = request.sandboxFallback ?? settings.acceptedEnvironments.contains("Sandbox")
+        let call = try AppStoreAPICall(spec: spec, identifiers: parameters.identifiers, query: parameters.query, body: parameters.body)
 
-        let client = try settings.makeClient(context: context)
-        var pages: [[UInt8]] = []
-        var answeredBy = environment
-        var attempts = 0
-        var cursor: String? = call.initialCursor
-        var seen: Set<String> = []
-        do {
-            repeat {
-                let answer = try client.send(call.operation(cursor: cursor), environment: environment,
-                                             sandboxFallback: fallback && spec.lookup)
-                pages.append(answer.body)
-                answeredBy = answer.environment
-                attempts += answer.attempts
-                cursor = nil
-                if body.allPages == true, let next = try call.nextCursor(answer.body), !seen.contains(next) {
-                    seen.insert(next)
-                    cursor = next
-                }
-            } while cursor != nil && pages.count < Self.maximumPages
-        } catch let error as AppStoreAPIError {
-            context.log.warning("App Store Server API call failed",
-                                ["operation": spec.name, "code": error.code, "attempts": String(error.attempts + attempts)])
-            var total = error
-            total.attempts += attempts
-            throw total
-        }
-
+        let pages: Pages
         var response: JSONValue
         do {
-            response = try call.merge(pages)
+            pages = try send(call, environment: environment, sandboxFallback: fallback && spec.lookup, allPages: request.allPages == true)
+        } catch let error as AppStoreAPIError {
+            context.log.warning("App Store Server API call failed", ["operation": spec.name, "code": error.code, "attempts": String(error.attempts)])
+            return .failed(error)
+        }
+        do {
+            response = try call.merge(pages.bodies)
         } catch let error as AppStoreAPIError {
             // A 2xx body that is not the documented JSON: Apple's fault, answered as documented.
             context.log.warning("App Store Server API answer unreadable", ["operation": spec.name, "code": error.code])
-            throw error
+            return .failed(error)
         }
         if decode, let verifier {
             var decoder = SignedFieldDecoder(verifier: verifier, now: context.clock.now())
@@ -169,12 +85,42 @@ public final class AppStoreAPIFunction: FunctionHandler {
                 context.log.warning("signed fields failed verification", ["count": String(decoder.failures)])
             }
         }
-        var answer = JSONObjectBuilder()
-        answer.add("operation", spec.name)
-        answer.add("environment", answeredBy.rawValue)
-        answer.add("attempts", rawJSON: Array(String(attempts).utf8))
-        if body.allPages == true { answer.add("pages", rawJSON: Array(String(pages.count).utf8)) }
-        try answer.add("response", encoding: response)
-        return FunctionResponse(status: 200, body: answer.build())
+        return Reply(.answered(Answer(
+            operation: spec.name, environment: pages.answeredBy.rawValue, attempts: pages.attempts,
+            pages: request.allPages == true ? pages.bodies.count : nil, response: response)))
+    }
+
+    /// What the pages of one call brought back.
+    private struct Pages {
+        var bodies: [[UInt8]] = []
+        var answeredBy: AppStoreAPIEnvironment
+        var attempts = 0
+    }
+
+    /// The first page, and with `allPages` every next one (at most `maximumPages`, never the
+    /// same cursor twice). An error carries the attempts of the whole call.
+    private func send(_ call: AppStoreAPICall, environment: AppStoreAPIEnvironment, sandboxFallback: Bool,
+                      allPages: Bool) throws -> Pages {
+        let client = try settings.makeClient(context: context)
+        var pages = Pages(answeredBy: environment)
+        var cursor: String? = call.initialCursor
+        var seen: Set<String> = []
+        do {
+            repeat {
+                let answer = try client.send(call.operation(cursor: cursor), environment: environment, sandboxFallback: sandboxFallback)
+                pages.bodies.append(answer.body)
+                pages.answeredBy = answer.environment
+                pages.attempts += answer.attempts
+                cursor = nil
+                if allPages, let next = try call.nextCursor(answer.body), !seen.contains(next) {
+                    seen.insert(next)
+                    cursor = next
+                }
+            } while cursor != nil && pages.bodies.count < Self.maximumPages
+        } catch var error as AppStoreAPIError {
+            error.attempts += pages.attempts
+            throw error
+        }
+        return pages
     }
 }

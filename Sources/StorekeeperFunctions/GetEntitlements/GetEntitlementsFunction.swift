@@ -5,21 +5,27 @@ import StorekeeperCore
 /// `get-entitlements`: what a user may use now. By user id, appAccountToken or original
 /// transaction id; answers every entitlement with one boolean, `active`, per entitlement and
 /// for the user as a whole.
-public final class GetEntitlementsFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class GetEntitlementsFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case userId, appAccountToken, originalTransactionId
         }
         var userId: String?
         var appAccountToken: String?
         var originalTransactionId: String?
+
+        /// The one key given, or nil when none, several or an empty one is.
+        var key: EntitlementLookup.Key? {
+            switch (userId, appAccountToken, originalTransactionId) {
+            case (let user?, nil, nil) where !user.isEmpty: .user(user)
+            case (nil, let token?, nil) where !token.isEmpty: .appAccountToken(token)
+            case (nil, nil, let id?) where !id.isEmpty: .originalTransactionId(id)
+            default: nil
+            }
+        }
     }
 
-    struct Response: Encodable {
-        var userId: String?
-        var active: Bool
-        var entitlements: [Entitlement]
-    }
+    public typealias Response = EntitlementLookup.Answer
 
     public static let descriptor = FunctionDescriptor(
         name: "get-entitlements",
@@ -52,26 +58,12 @@ public final class GetEntitlementsFunction: FunctionHandler {
         self.context = context
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        let given = [body.userId, body.appAccountToken, body.originalTransactionId].compactMap { $0 }
-        guard given.count == 1, let key = given.first, !key.isEmpty else {
+    public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        guard let key = request.key else {
             throw FunctionError.badInput(code: .invalidRequest,
                 message: "give exactly one of userId, appAccountToken, originalTransactionId")
         }
-        let repository = EntitlementRepository(store: try context.adapters.store())
-        var userId = body.userId
-        var ids: [String]
-        if let user = body.userId {
-            ids = try repository.originalTransactionIds(ofUser: user)
-        } else if let token = body.appAccountToken {
-            ids = try repository.originalTransactionIds(ofAppAccountToken: token)
-            userId = try repository.user(ofAppAccountToken: token)
-            if let userId { ids += try repository.originalTransactionIds(ofUser: userId) }
-        } else {
-            ids = [key]
-        }
-        let entitlements = try repository.entitlements(of: ids, now: context.clock.now())
-        return try .json(Response(userId: userId, active: entitlements.contains { $0.active }, entitlements: entitlements))
+        let lookup = EntitlementLookup(repository: EntitlementRepository(store: try context.adapters.store()))
+        return Reply(try lookup.entitlements(of: key, now: context.clock.now()))
     }
 }

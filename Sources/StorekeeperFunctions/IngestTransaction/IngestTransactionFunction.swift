@@ -5,9 +5,9 @@ import StorekeeperCore
 /// `ingest-transaction`: the app's backend hands over a StoreKit 2 signed transaction right
 /// after a purchase (so access does not wait for Apple's notification). Verified, linked to
 /// the user, applied through the same entitlement logic as notifications.
-public final class IngestTransactionFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class IngestTransactionFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case jwsRepresentation, signedTransaction, signedRenewalInfo, userId
         }
         /// StoreKit 2's `Transaction.jwsRepresentation` (also accepted as `signedTransaction`).
@@ -17,12 +17,7 @@ public final class IngestTransactionFunction: FunctionHandler {
         var userId: String?
     }
 
-    struct Response: Encodable {
-        var outcome: String
-        var userId: String?
-        var active: Bool
-        var entitlements: [Entitlement]
-    }
+    public typealias Response = TransactionIngest.Outcome
 
     public static let descriptor = FunctionDescriptor(
         name: "ingest-transaction",
@@ -49,68 +44,29 @@ public final class IngestTransactionFunction: FunctionHandler {
         variables: AppStoreSettings.variables
     )
 
-    private let verifier: SignedDataVerifier
     private let context: FunctionContext
-    /// The entitlements of each user this process has answered for, by original transaction
-    /// id: read from the store on the user's first line, then kept up to date with each line's
-    /// own record, so `active` stays the user's without reading all of them on every line.
-    private var entitlementsByUser: [String: [String: Entitlement]] = [:]
+    /// Kept for the whole process: a batch (NDJSON) reads each user's records once.
+    private var ingest: TransactionIngest
 
     public init(context: FunctionContext) throws {
-        verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters, log: context.log)
+        let verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters, log: context.log)
+        ingest = TransactionIngest(verifier: verifier)
         self.context = context
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        guard let jws = body.jwsRepresentation ?? body.signedTransaction else {
+    public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        guard let jws = request.jwsRepresentation ?? request.signedTransaction else {
             throw FunctionError.badInput(code: .invalidRequest, message: "jwsRepresentation is required")
         }
         let now = context.clock.now()
-        let transaction = try verifier.verify(jws, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self)
-        var renewal: JWSRenewalInfoDecodedPayload?
-        if let signed = body.signedRenewalInfo {
-            renewal = try verifier.verify(signed, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
-            guard renewal?.originalTransactionId == transaction.originalTransactionId else {
-                throw FunctionError.badInput(code: .invalidRequest, message: "the renewal info is for another subscription")
-            }
-        }
-        let signedDate = transaction.signedDate ?? now.millisecondsSince1970
-        let event = EntitlementEvent(
-            id: "ingest:\(transaction.transactionId ?? "?"):\(signedDate)", source: .ingest,
-            signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
-
+        let purchase = try ingest.verify(signedTransaction: jws, signedRenewalInfo: request.signedRenewalInfo, now: now)
         let repository = EntitlementRepository(store: try context.adapters.store())
-        var userId = body.userId
-        if let user = userId, let token = transaction.appAccountToken, !token.isEmpty {
-            // The backend vouches for this user; the token becomes theirs if it was nobody's.
-            if try !repository.assign(appAccountToken: token, toUser: user) {
-                context.log.warning("appAccountToken belongs to another user", ["originalTransactionId": transaction.originalTransactionId ?? "-"])
-            }
-        } else if userId == nil, let token = transaction.appAccountToken {
-            userId = try repository.user(ofAppAccountToken: token)
+        let outcome = try ingest.apply(purchase, userId: request.userId, to: repository, now: now)
+        let originalTransactionId = purchase.transaction.originalTransactionId ?? "-"
+        if outcome.appAccountTokenOfAnotherUser {
+            context.log.warning("appAccountToken belongs to another user", ["originalTransactionId": originalTransactionId])
         }
-        let update = try repository.apply(event, userId: body.userId)
-        context.log.info("transaction ingested", ["outcome": update.outcome.rawValue, "originalTransactionId": transaction.originalTransactionId ?? "-"])
-
-        // This transaction's subscription only, as it stands after the event (the record
-        // `apply` wrote or found): reading every one of the user's would make a batch quadratic.
-        let entitlements = update.record.map { [Entitlement($0, now: now)] } ?? []
-        var active = entitlements.contains { $0.active }
-        if let userId {
-            var known = try entitlementsByUser[userId] ?? userEntitlements(userId, repository: repository, now: now)
-            for entitlement in entitlements { known[entitlement.originalTransactionId] = entitlement }
-            entitlementsByUser[userId] = known
-            active = known.values.contains { $0.active }
-        }
-        return try .json(Response(outcome: update.outcome.rawValue, userId: userId, active: active, entitlements: entitlements))
-    }
-
-    private func userEntitlements(_ userId: String, repository: EntitlementRepository, now: Date) throws -> [String: Entitlement] {
-        var entitlements: [String: Entitlement] = [:]
-        for id in try repository.originalTransactionIds(ofUser: userId) {
-            if let record = try repository.record(id) { entitlements[id] = Entitlement(record, now: now) }
-        }
-        return entitlements
+        context.log.info("transaction ingested", ["outcome": outcome.outcome.rawValue, "originalTransactionId": originalTransactionId])
+        return Reply(outcome)
     }
 }

@@ -77,3 +77,38 @@ struct Disagreement: Encodable {
     var legacyStatus: String
     var newStatus: String?
 }
+
+extension MigrateReceiptFunction {
+    /// What `migrate-receipt` answers: the receipt as read and whether it verified, then (not a
+    /// dry run) what the migration did and, with legacyCheck, the legacy track beside it.
+    public struct Answer: Encodable {
+        var dryRun: Bool
+        var verified: Bool
+        /// The receipt's environment (Production, Sandbox, Xcode), when it names one.
+        var environment: String?
+        var chainVerified: Bool?
+        /// Why the receipt did not verify.
+        var error: FailureAnswer.Detail?
+        var receipt: ReceiptAnswer?
+        var originalTransactionIds: [String]?
+        var migration: MigrationAnswer?
+        var legacy: LegacyAnswer?
+        var disagreements: [Disagreement]?
+
+        init(_ reading: ReceiptVerifier.Reading, dryRun: Bool) {
+            self.dryRun = dryRun
+            switch reading.verification {
+            case .success(let verification):
+                verified = true
+                environment = verification.environment
+                chainVerified = verification.chainVerified
+            case .failure(let failure):
+                verified = false
+                environment = reading.receipt.receiptType?.environment
+                error = FailureAnswer.Detail(code: failure.code, message: failure.reason)
+            }
+            receipt = ReceiptAnswer(reading.receipt)
+            originalTransactionIds = reading.receipt.originalTransactionIds
+        }
+    }
+}

@@ -5,14 +5,16 @@ import StorekeeperCore
 /// `process-notifications`: the worker, run by cron or a queue trigger. Claims queued
 /// notifications under a lease, applies each to its entitlement, acknowledges; until the
 /// queue is empty or the time budget is spent. Refunds and revocations come first.
-public final class ProcessNotificationsFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class ProcessNotificationsFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case budgetSeconds
         }
         /// How long this run may work; default PROCESS_BUDGET_SECONDS or 50 (a cron minute).
         var budgetSeconds: Double?
     }
+
+    public typealias Response = NotificationProcessor.Report
 
     public static let descriptor = FunctionDescriptor(
         name: "process-notifications",
@@ -69,9 +71,8 @@ public final class ProcessNotificationsFunction: FunctionHandler {
         }
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        let seconds = body.budgetSeconds ?? defaultBudget
+    public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        let seconds = request.budgetSeconds ?? defaultBudget
         guard seconds > 0, seconds <= 3600 else {
             throw FunctionError.badInput(code: .invalidRequest, message: "budgetSeconds must be between 0 and 3600")
         }
@@ -85,6 +86,6 @@ public final class ProcessNotificationsFunction: FunctionHandler {
             "ignored": report.ignored, "failed": report.failed, "deadLettered": report.deadLettered,
             "remaining": report.remaining,
         ])
-        return try .json(report)
+        return Reply(report)
     }
 }

@@ -7,12 +7,22 @@ import StorekeeperCore
 /// step, and answers 200 fast. Applying it is `process-notifications`' job.
 ///
 /// https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications
-public final class ReceiveNotificationFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class ReceiveNotificationFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case signedPayload
         }
         var signedPayload: String
+    }
+
+    public struct Response: Encodable {
+        enum Status: String, Encodable {
+            case accepted, duplicate, ignored
+        }
+        var status: Status
+        var notificationUUID: String?
+        /// Why a verified notification was ignored.
+        var reason: String?
     }
 
     public static let descriptor = FunctionDescriptor(
@@ -50,11 +60,10 @@ public final class ReceiveNotificationFunction: FunctionHandler {
         self.context = context
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
+    public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
         let delivery: NotificationInbox.Delivery
         do {
-            delivery = try inbox.receive(signedPayload: body.signedPayload, now: context.clock.now())
+            delivery = try inbox.receive(signedPayload: request.signedPayload, now: context.clock.now())
         } catch let error as VerificationError {
             context.log.warning("notification rejected", ["code": error.code, "reason": error.reason])
             throw error
@@ -66,15 +75,15 @@ public final class ReceiveNotificationFunction: FunctionHandler {
         switch delivery.receipt {
         case .accepted(let uuid, let type):
             context.log.info("notification queued", ["notificationUUID": uuid, "type": type ?? "-"])
-            return try .json(["status": "accepted", "notificationUUID": uuid])
+            return Reply(Response(status: .accepted, notificationUUID: uuid))
         case .duplicate(let uuid):
             context.log.info("notification duplicate", ["notificationUUID": uuid])
-            return try .json(["status": "duplicate", "notificationUUID": uuid])
+            return Reply(Response(status: .duplicate, notificationUUID: uuid))
         case .droppedEnvironment(let environment):
             // Apple sometimes sends sandbox notifications to the production URL: acknowledge
             // so it stops retrying, and keep them out of production state.
             context.log.warning("notification dropped: environment not accepted", ["environment": environment])
-            return try .json(["status": "ignored", "reason": "environment \(environment) is not accepted here"])
+            return Reply(Response(status: .ignored, reason: "environment \(environment) is not accepted here"))
         }
     }
 }

@@ -6,9 +6,9 @@ import StorekeeperCore
 /// Asks Get All Subscription Statuses for every subscription that needs it, under a rate limit
 /// shared by every process through the store, and applies the answers through the same
 /// entitlement logic as notifications. Each correction is a notification that was lost.
-public final class ReconcileFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class ReconcileFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case selection, originalTransactionIds, budgetSeconds, restart
         }
         /// "attention" (default) or "all"; ignored when originalTransactionIds is given.
@@ -16,9 +16,23 @@ public final class ReconcileFunction: FunctionHandler {
         var originalTransactionIds: [String]?
         var budgetSeconds: Double?
         var restart: Bool?
+
+        func reconciliationSelection() throws -> ReconciliationSelection {
+            if let ids = originalTransactionIds {
+                guard !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty && $0.count <= 64 }) else {
+                    throw FunctionError.badInput(message: "originalTransactionIds must be a non-empty list of ids")
+                }
+                return .explicit(ids)
+            }
+            switch selection ?? "attention" {
+            case "attention": return .needsAttention
+            case "all": return .all
+            default: throw FunctionError.badInput(message: "selection must be attention or all")
+            }
+        }
     }
 
-    struct Response: Encodable {
+    public struct Response: Encodable {
         var report: ReconciliationReport
         var correctedTotal: Int
         var failedTotal: Int
@@ -68,18 +82,13 @@ public final class ReconcileFunction: FunctionHandler {
         variables: variables
     )
 
-    private let settings: AppStoreAPISettings
-    private let verification: AppStoreSettings
+    private let run: ResumableRun
     private let context: FunctionContext
     private let requestsPerSecond: Double
     private let defaultBudget: Double
 
     public init(context: FunctionContext) throws {
-        settings = try AppStoreAPISettings(environment: context.environment)
-        guard let verification = settings.verification else {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is required: Apple's answers are verified before they are applied")
-        }
-        self.verification = verification
+        run = try ResumableRun(environment: context.environment, rootsRequiredBecause: "Apple's answers are verified before they are applied")
         self.context = context
         requestsPerSecond = try Self.positiveNumber("RECONCILE_REQUESTS_PER_SECOND", in: context.environment, default: 2, maximum: 100)
         defaultBudget = try Self.positiveNumber("RECONCILE_BUDGET_SECONDS", in: context.environment, default: 1800, maximum: 86_400)
@@ -93,69 +102,45 @@ public final class ReconcileFunction: FunctionHandler {
         return number
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        let selection: ReconciliationSelection
-        if let ids = body.originalTransactionIds {
-            guard !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty && $0.count <= 64 }) else {
-                throw FunctionError.badInput(message: "originalTransactionIds must be a non-empty list of ids")
-            }
-            selection = .explicit(ids)
-        } else {
-            switch body.selection ?? "attention" {
-            case "attention": selection = .needsAttention
-            case "all": selection = .all
-            default: throw FunctionError.badInput(message: "selection must be attention or all")
-            }
-        }
-        let seconds = body.budgetSeconds ?? defaultBudget
-        guard seconds > 0, seconds <= 86_400 else {
-            throw FunctionError.badInput(message: "budgetSeconds must be between 0 and 86400")
-        }
-
-        let store = try context.adapters.store()
+    public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
+        let selection = try request.reconciliationSelection()
         let timing = SystemRetryTiming()
-        let deadline = timing.now() + .milliseconds(Int64(seconds * 1000))
+        let deadline = try ResumableRun.deadline(budgetSeconds: request.budgetSeconds, default: defaultBudget, timing: timing)
+        let store = try context.adapters.store()
         let gate = SharedRateLimitGate(
             limiter: SharedRateLimiter(store: store, requestsPerSecond: requestsPerSecond),
             timing: timing, deadline: deadline, log: context.log)
-        let client = try settings.makeClient(context: context, timing: timing, gate: gate)
-        let reconciler = Reconciler(
-            store: store, lookup: APIStatusLookup(client: client, sandboxFallback: settings.sandboxFallback),
-            verifier: verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock)
+        let reconciler = try makeReconciler(store: store, client: run.settings.makeClient(context: context, timing: timing, gate: gate))
         let progress = TerminalProgress(label: "reconcile")
         reconciler.progress = { progress.update(done: $0, total: $1) }
-        let log = context.log
-        reconciler.onCorrection = { correction in
-            // A correction is the trace of a lost notification: worth a line each.
-            log.warning("entitlement corrected", ["originalTransactionId": correction.originalTransactionId, "kind": correction.kind])
-        }
 
-        let outcome: Result<ReconciliationReport, SubscriptionStatusLookupFailure>
-        do {
-            outcome = .success(try reconciler.run(selection, restart: body.restart ?? false) { timing.now() >= deadline })
-        } catch let failure as SubscriptionStatusLookupFailure {
-            outcome = .failure(failure)
-        }
-        progress.finish()
         var report: ReconciliationReport
-        switch outcome {
-        case .failure(let failure):
-            log.error("Apple refused the API key; reconciliation stopped", ["code": failure.code])
+        do {
+            defer { progress.finish() }
+            report = try reconciler.run(selection, restart: request.restart ?? false) { timing.now() >= deadline }
+        } catch let failure as SubscriptionStatusLookupFailure {
+            context.log.error("Apple refused the API key; reconciliation stopped", ["code": failure.code])
             throw FunctionError.configuration("Apple refused the API key (\(failure.code)): check APPSTORE_KEY_ID, APPSTORE_ISSUER_ID, APPSTORE_PRIVATE_KEY and APPSTORE_BUNDLE_ID")
-        case .success(let value):
-            report = value
         }
         report.rateLimitedWaits = gate.waits
-        log.info("reconciliation finished", [
+        context.log.info("reconciliation finished", [
             "selection": report.selection, "asked": report.asked, "unchanged": report.unchanged,
             "corrected": report.correctedTotal, "failed": report.failedTotal,
             "rateLimitedWaits": report.rateLimitedWaits, "outOfTime": report.outOfTime,
         ])
         let response = Response(report: report, correctedTotal: report.correctedTotal, failedTotal: report.failedTotal)
-        if report.stoppedBy != nil {
-            return try .json(response, status: ErrorDisposition.retryLater.httpStatus, exitCode: ErrorDisposition.retryLater.exitCode)
+        return report.stoppedBy == nil ? Reply(response) : Reply(response, status: ErrorDisposition.retryLater.httpStatus, exitCode: ErrorDisposition.retryLater.exitCode)
+    }
+
+    private func makeReconciler(store: any KeyValueStore, client: AppStoreServerAPIClient) -> Reconciler {
+        let reconciler = Reconciler(
+            store: store, lookup: APIStatusLookup(client: client, sandboxFallback: run.settings.sandboxFallback),
+            verifier: run.verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock)
+        let log = context.log
+        reconciler.onCorrection = { correction in
+            // A correction is the trace of a lost notification: worth a line each.
+            log.warning("entitlement corrected", ["originalTransactionId": correction.originalTransactionId, "kind": correction.kind])
         }
-        return try .json(response)
+        return reconciler
     }
 }

@@ -5,9 +5,9 @@ import StorekeeperCore
 /// `recover-notifications`: after an outage, replay what Apple sent during a window from Get
 /// Notification History through exactly the path of `receive-notification` (verification,
 /// deduplication, queue), so only what was missed is queued and nothing applies twice.
-public final class RecoverNotificationsFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class RecoverNotificationsFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case startDate, endDate, notificationType, notificationSubtype, originalTransactionId, transactionId
             case onlyFailures, environment, budgetSeconds, restart
         }
@@ -23,12 +23,42 @@ public final class RecoverNotificationsFunction: FunctionHandler {
         var environment: String?
         var budgetSeconds: Double?
         var restart: Bool?
+
+        /// The window's start and end in milliseconds (the end is `now` by default), once the
+        /// request is a question Apple takes.
+        func window(now: Int64) throws -> (start: Int64, end: Int64) {
+            guard let start = startDate?.milliseconds else {
+                throw FunctionError.badInput(message: "startDate is required (milliseconds since 1970 or an ISO 8601 date)")
+            }
+            let end = endDate?.milliseconds ?? now
+            guard start < end else {
+                throw FunctionError.badInput(message: "startDate must be before endDate")
+            }
+            if originalTransactionId != nil && transactionId != nil {
+                throw FunctionError.badInput(message: "give originalTransactionId or transactionId, not both")
+            }
+            return (start, end)
+        }
+
+        /// Apple's question, with the end of the window filled in, and the name of its cursor,
+        /// which is the question as asked: "until now" resumes as "until now".
+        func query(_ window: (start: Int64, end: Int64), environment: AppStoreAPIEnvironment) -> (query: NotificationHistoryRequest, cursorName: String) {
+            var asked = NotificationHistoryRequest(
+                startDate: window.start, endDate: endDate?.milliseconds, notificationType: notificationType,
+                notificationSubtype: notificationSubtype,
+                transactionId: originalTransactionId ?? transactionId, onlyFailures: onlyFailures)
+            let cursorName = NotificationRecovery.cursorName(asked: asked, environment: environment.rawValue)
+            asked.endDate = window.end
+            return (asked, cursorName)
+        }
     }
 
-    struct Response: Encodable {
+    /// The report, and either what each first-attempt result means for the operator, or why
+    /// the run stopped.
+    public struct Response: Encodable {
         var report: RecoveryReport
-        /// What each first-attempt result means for the operator.
-        var explanations: [String: String]
+        var explanations: [String: String]?
+        var error: FailureAnswer.Detail?
     }
 
     static let variables: [EnvironmentVariableHelp] = ReconcileFunction.variables.filter { !$0.name.hasPrefix("RECONCILE_") } + [
@@ -59,84 +89,49 @@ public final class RecoverNotificationsFunction: FunctionHandler {
         variables: variables
     )
 
-    private let settings: AppStoreAPISettings
-    private let verification: AppStoreSettings
+    private let run: ResumableRun
     private let context: FunctionContext
     private let defaultBudget: Double
 
     public init(context: FunctionContext) throws {
-        settings = try AppStoreAPISettings(environment: context.environment)
-        guard let verification = settings.verification else {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is required: recovered notifications are verified like delivered ones")
-        }
-        self.verification = verification
+        run = try ResumableRun(environment: context.environment, rootsRequiredBecause: "recovered notifications are verified like delivered ones")
         self.context = context
         defaultBudget = try ReconcileFunction.positiveNumber("RECOVER_BUDGET_SECONDS", in: context.environment, default: 600, maximum: 86_400)
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        let now = context.clock.now().millisecondsSince1970
-        guard let start = body.startDate?.milliseconds else {
-            throw FunctionError.badInput(message: "startDate is required (milliseconds since 1970 or an ISO 8601 date)")
-        }
-        let end = body.endDate?.milliseconds ?? now
-        guard start < end else {
-            throw FunctionError.badInput(message: "startDate must be before endDate")
-        }
-        if body.originalTransactionId != nil && body.transactionId != nil {
-            throw FunctionError.badInput(message: "give originalTransactionId or transactionId, not both")
-        }
-        let seconds = body.budgetSeconds ?? defaultBudget
-        guard seconds > 0, seconds <= 86_400 else {
-            throw FunctionError.badInput(message: "budgetSeconds must be between 0 and 86400")
-        }
-        var asked = NotificationHistoryRequest(
-            startDate: start, endDate: body.endDate?.milliseconds, notificationType: body.notificationType,
-            notificationSubtype: body.notificationSubtype,
-            transactionId: body.originalTransactionId ?? body.transactionId, onlyFailures: body.onlyFailures)
-        let environment = try AppStoreAPISettings.environment(body.environment)
-        // The cursor is named by the question as asked: "until now" resumes as "until now".
-        let cursorName = NotificationRecovery.cursorName(asked: asked, environment: environment.rawValue)
-        asked.endDate = end
-        let query = asked
-
-        let store = try context.adapters.store()
+    public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
+        let window = try request.window(now: context.clock.now().millisecondsSince1970)
         let timing = SystemRetryTiming()
-        let deadline = timing.now() + .milliseconds(Int64(seconds * 1000))
-        let client = try settings.makeClient(context: context, timing: timing)
-        let inbox = verification.makeNotificationInbox(adapters: context.adapters)
+        let deadline = try ResumableRun.deadline(budgetSeconds: request.budgetSeconds, default: defaultBudget, timing: timing)
+        let environment = try AppStoreAPISettings.environment(request.environment)
+        let asked = request.query(window, environment: environment)
+        let store = try context.adapters.store()
+        let client = try run.settings.makeClient(context: context, timing: timing)
         let recovery = NotificationRecovery(
-            store: store, inbox: inbox, source: APINotificationHistory(client: client, environment: environment),
-            clock: context.clock)
-
-        let report: RecoveryReport
+            store: store, inbox: run.verification.makeNotificationInbox(adapters: context.adapters),
+            source: APINotificationHistory(client: client, environment: environment), clock: context.clock)
         do {
-            report = try recovery.run(query, cursorName: cursorName, restart: body.restart ?? false) { timing.now() >= deadline }
+            let report = try recovery.run(asked.query, cursorName: asked.cursorName, restart: request.restart ?? false) { timing.now() >= deadline }
+            log(report)
+            return Reply(Response(report: report, explanations: report.explanations))
         } catch let error as RecoveryError {
             return answer(error)
         }
-        log(report)
-        return try .json(Response(report: report, explanations: report.explanations))
     }
 
-    private func answer(_ error: RecoveryError) -> FunctionResponse {
+    private func answer(_ error: RecoveryError) -> Reply<Response> {
         let (failure, report): (NotificationHistoryFailure, RecoveryReport) = switch error {
         case .appleUnavailable(let failure, let report): (failure, report)
         case .appleRefused(let failure, let report): (failure, report)
         }
         log(report)
         context.log.warning("notification history stopped", ["code": failure.code])
-        var body = JSONObjectBuilder()
-        var inner = JSONObjectBuilder()
-        inner.add("code", failure.code)
-        inner.add("message", failure.disposition == .upstreamRefused
+        let refusedKey = failure.disposition == .upstreamRefused
+        let message = refusedKey
             ? "Apple refused the API key: check APPSTORE_KEY_ID, APPSTORE_ISSUER_ID, APPSTORE_PRIVATE_KEY and APPSTORE_BUNDLE_ID"
-            : failure.reason)
-        inner.add("retryable", failure.isRetryable)
-        body.add("error", rawJSON: inner.build())
-        try? body.add("report", encoding: report)
-        return FunctionResponse(refusing: failure, body: body.build())
+            : failure.reason
+        return Reply(Response(report: report, error: FailureAnswer.Detail(code: failure.code, message: message, retryable: failure.isRetryable)),
+                     refusing: failure)
     }
 
     private func log(_ report: RecoveryReport) {
@@ -144,23 +139,5 @@ public final class RecoverNotificationsFunction: FunctionHandler {
             "pages": report.pages, "fetched": report.fetched, "queued": report.queued,
             "alreadyKnown": report.alreadyKnown, "invalid": report.invalid.values.reduce(0, +),
         ])
-    }
-}
-
-/// An instant in a request: Apple's milliseconds, or an ISO 8601 date an operator can type.
-struct RequestInstant: Decodable {
-    let milliseconds: Int64
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int64.self) {
-            milliseconds = number
-            return
-        }
-        let text = try container.decode(String.self)
-        guard let date = try? Date(text, strategy: .iso8601) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not milliseconds or an ISO 8601 date")
-        }
-        milliseconds = date.millisecondsSince1970
     }
 }

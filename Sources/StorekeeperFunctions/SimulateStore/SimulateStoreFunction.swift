@@ -8,9 +8,9 @@ import StorekeeperCore
 /// `Tests/Fixtures/pki/make-pki.sh`. It drives the demo and the end-to-end tests, and lets a
 /// user test their own deployment. It can only sign with the keys in `SIMULATE_PKI_DIR`:
 /// nothing it makes verifies against Apple's roots, so it is useless in production.
-public final class SimulateStoreFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class SimulateStoreFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case sign, payload, chain
         }
         /// What to sign: notification, transaction, renewalInfo or appTransaction.
@@ -20,6 +20,10 @@ public final class SimulateStoreFunction: FunctionHandler {
         /// File stems in SIMULATE_PKI_DIR to sign with (default leaf / intermediate / root),
         /// so tests can sign with the expired or wrong-root variants.
         var chain: ChainFiles?
+    }
+
+    public struct Response: Encodable {
+        var signedData: String
     }
 
     struct ChainFiles: Decodable {
@@ -60,15 +64,14 @@ public final class SimulateStoreFunction: FunctionHandler {
         self.context = context
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        guard let type = SignedDataType(rawValue: body.sign) else {
+    public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        guard let type = SignedDataType(rawValue: request.sign) else {
             throw FunctionError.badInput(code: .invalidRequest, message: "sign must be one of \(SignedDataType.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard case .object(var payload) = body.payload else {
+        guard case .object(var payload) = request.payload else {
             throw FunctionError.badInput(code: .invalidRequest, message: "payload must be a JSON object")
         }
-        let signer = try makeSigner(body.chain)
+        let signer = try makeSigner(request.chain)
         let nowMilliseconds = JSONValue.number((context.clock.now().timeIntervalSince1970 * 1000).rounded())
         if payload["signedDate"] == nil { payload["signedDate"] = nowMilliseconds }
 
@@ -95,7 +98,7 @@ public final class SimulateStoreFunction: FunctionHandler {
             }
         }
         let jws = try signer.sign(JSONValue.object(payload))
-        return try FunctionResponse.json(["signedData": jws])
+        return Reply(Response(signedData: jws))
     }
 
     private func makeSigner(_ chain: ChainFiles?) throws -> JWSSigner {

@@ -6,10 +6,10 @@ import StorekeeperCore
 /// that started the sign-in (its pre-authorization cookie), consumes the state, exchanges the
 /// code, verifies the identity token, keeps the first-login name, creates or links the user,
 /// opens a session (HttpOnly, Secure cookie) and sends the browser to the app.
-public final class SiwaCallbackFunction: FunctionHandler {
+public final class SiwaCallbackFunction: TypedFunction {
     /// Apple's form fields. `user` (JSON: name and email) comes on the first authorization only.
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case code, state, id_token, user, error
         }
         var code: String?
@@ -19,12 +19,15 @@ public final class SiwaCallbackFunction: FunctionHandler {
         var error: String?
     }
 
-    struct Response: Encodable {
+    /// A finished sign-in, or (`error`) one the user or Apple ended; the browser is sent to
+    /// `redirect` either way.
+    public struct Response: Encodable {
         var redirect: String
-        var userId: String
-        var newUser: Bool
-        var appAccountToken: String
-        var sessionExpiresAt: Int64
+        var error: String?
+        var userId: String?
+        var newUser: Bool?
+        var appAccountToken: String?
+        var sessionExpiresAt: Int64?
     }
 
     static let cookieName = "storekeeper_session"
@@ -51,69 +54,72 @@ public final class SiwaCallbackFunction: FunctionHandler {
               "invalid_audience" | "token_expired" | ... , "message"}} 400; Apple or the store down: 503
             invalid_state also when the pre-authorization cookie is missing or another browser's: then
               the state is left unspent for the browser that started it, and Apple is not asked anything
-            Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log.
+            every refusal clears the pre-authorization cookie too (Set-Cookie ...; Max-Age=0)
+            \(SignInWithAppleWiring.clientRefusedHelp)
             """,
         variables: SignInWithAppleSettings.variables(parts)
     )
 
-    private let context: FunctionContext
-    private let settings: SignInWithAppleSettings
+    private let siwa: SignInWithAppleWiring
 
     public init(context: FunctionContext) throws {
-        self.context = context
-        settings = try SignInWithAppleSettings(environment: context.environment, parts: Self.parts)
+        siwa = try SignInWithAppleWiring(context: context, parts: Self.parts)
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        let store = try context.adapters.store()
-        let now = context.clock.now()
-        let appURL = settings.appURL ?? "/"
-        let states = AuthorizationStateRepository(store: store)
+    /// Whatever went wrong, the pre-authorization cookie has done its job (or was never this
+    /// browser's): the browser drops it, and a new sign-in starts with a new one.
+    public func errorHeaders(for call: FunctionRequest) -> [(String, String)] {
+        [("Set-Cookie", PreAuthorizationCookie.clearing)]
+    }
 
-        let browserSecret = PreAuthorizationCookie.value(in: request)
+    public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        let states = AuthorizationStateRepository(store: try siwa.store())
+        let appURL = siwa.settings.appURL ?? "/"
+        let browserSecret = PreAuthorizationCookie.value(in: call)
 
-        if let error = body.error {
+        if let error = request.error {
             // The user cancelled, or Apple refused: the state is spent either way, but only
             // by the browser it belongs to (another's post must not cancel it).
-            if let state = body.state { _ = try states.consume(state, browserSecret: browserSecret) }
-            let code = String(error.prefix(64).filter { $0.isLetter || $0 == "_" })
-            context.log.info("sign_in_not_completed", ["apple_error": code])
-            let location = Self.appending(["error": code.isEmpty ? "unknown_error" : code], to: appURL)
-            let answer = try FunctionResponse.json(["redirect": location, "error": code.isEmpty ? "unknown_error" : code]).body
-            return redirect(to: location, cookies: [PreAuthorizationCookie.clearing], body: answer)
+            if let state = request.state { _ = try states.consume(state, browserSecret: browserSecret) }
+            let filtered = String(error.prefix(64).filter { $0.isLetter || $0 == "_" })
+            let code = filtered.isEmpty ? "unknown_error" : filtered
+            siwa.log.info("sign_in_not_completed", ["apple_error": filtered])
+            let location = Self.appending(["error": code], to: appURL)
+            return redirect(Response(redirect: location, error: code), cookies: [PreAuthorizationCookie.clearing])
         }
-        guard let state = body.state, !state.isEmpty else { throw FunctionError.badInput(message: "missing field `state`") }
-        guard let code = body.code, !code.isEmpty else { throw FunctionError.badInput(message: "missing field `code`") }
-        // Before anything is spent or Apple is asked: a post from another browser than the one
-        // that started the sign-in is login CSRF (the attacker's code in the victim's browser).
-        let pending: AuthorizationStateRepository.Pending
-        switch try states.consume(state, browserSecret: browserSecret) {
-        case .consumed(let found):
-            pending = found
-        case .unknown:
-            context.log.warning("state_refused", ["reason": "unknown"])
-            throw SignInError(.invalidState, "the state is unknown, expired or already used")
-        case .otherBrowser:
-            context.log.warning("state_refused", ["reason": browserSecret == nil ? "no_browser_cookie" : "other_browser"])
-            throw SignInError(.invalidState, "the sign-in was not started in this browser (its pre-authorization cookie is missing or different)")
+        guard let state = request.state, !state.isEmpty else { throw FunctionError.badInput(message: "missing field `state`") }
+        guard let code = request.code, !code.isEmpty else { throw FunctionError.badInput(message: "missing field `code`") }
+        let pending = try consume(state, browserSecret: browserSecret, from: states)
+        let name = request.user.flatMap(FirstLoginName.parsingUserField)
+        let result = try siwa.callingApple { flow in
+            try flow.completeWeb(code: code, clientId: siwa.settings.webClientId, redirectURI: siwa.settings.redirectURI ?? "",
+                                 nonce: pending.nonce, name: name, now: siwa.now())
         }
-        let name = body.user.flatMap(FirstLoginName.parsingUserField)
-        let result = try settings.flow(adapters: context.adapters).completeWeb(
-            code: code, clientId: settings.webClientId, redirectURI: settings.redirectURI ?? "",
-            nonce: pending.nonce, name: name, now: now)
-        context.log.info("signed_in", ["user": result.account.userId, "new_user": result.created])
-        let maxAge = SessionRepository.lifetime.components.seconds
-        let cookie = "\(Self.cookieName)=\(result.sessionId); Path=/; Max-Age=\(maxAge); HttpOnly; Secure; SameSite=Lax"
-        let answer = try FunctionResponse.json(Response(
-            redirect: appURL, userId: result.account.userId, newUser: result.created,
-            appAccountToken: result.account.appAccountToken, sessionExpiresAt: result.sessionExpiresAt.millisecondsSince1970)).body
-        return redirect(to: appURL, cookies: [cookie, PreAuthorizationCookie.clearing], body: answer)
+        siwa.logSignedIn(result)
+        let cookie = "\(Self.cookieName)=\(result.sessionId); Path=/; Max-Age=\(SessionRepository.lifetime.components.seconds); HttpOnly; Secure; SameSite=Lax"
+        let answer = Response(redirect: appURL, userId: result.account.userId, newUser: result.created,
+                              appAccountToken: result.account.appAccountToken,
+                              sessionExpiresAt: result.sessionExpiresAt.millisecondsSince1970)
+        return redirect(answer, cookies: [cookie, PreAuthorizationCookie.clearing])
     }
 
-    private func redirect(to location: String, cookies: [String], body: [UInt8]) -> FunctionResponse {
-        FunctionResponse(status: 302, headers: [("Location", location), ("Cache-Control", "no-store")] + cookies.map { ("Set-Cookie", $0) },
-                         body: body)
+    /// Spends the state, before Apple is asked anything: a post from another browser than the
+    /// one that started the sign-in is login CSRF (the attacker's code in the victim's browser).
+    private func consume(_ state: String, browserSecret: String?, from states: AuthorizationStateRepository) throws -> AuthorizationStateRepository.Pending {
+        switch try states.consume(state, browserSecret: browserSecret) {
+        case .consumed(let pending):
+            return pending
+        case .unknown:
+            siwa.log.warning("state_refused", ["reason": "unknown"])
+            throw SignInError(.invalidState, "the state is unknown, expired or already used")
+        case .otherBrowser:
+            siwa.log.warning("state_refused", ["reason": browserSecret == nil ? "no_browser_cookie" : "other_browser"])
+            throw SignInError(.invalidState, "the sign-in was not started in this browser (its pre-authorization cookie is missing or different)")
+        }
+    }
+
+    private func redirect(_ answer: Response, cookies: [String]) -> Reply<Response> {
+        Reply(answer, status: 302, headers: [("Location", answer.redirect), ("Cache-Control", "no-store")] + cookies.map { ("Set-Cookie", $0) })
     }
 
     static func appending(_ parameters: [String: String], to url: String) -> String {

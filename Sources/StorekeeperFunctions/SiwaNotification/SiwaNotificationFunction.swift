@@ -8,15 +8,15 @@ import StorekeeperCore
 /// consent-revoked, the account deleted on account-delete(d). A replayed old notification
 /// does nothing: older than 30 days it is refused (`stale_event`), and no event acts on an
 /// account, session or email setting newer than its `event_time` (`superseded`).
-public final class SiwaNotificationFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class SiwaNotificationFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case payload
         }
         var payload: String
     }
 
-    struct Response: Encodable {
+    public struct Response: Encodable {
         var status: String
         var type: String
         var eventTime: Int64?
@@ -55,10 +55,9 @@ public final class SiwaNotificationFunction: FunctionHandler {
         verifier = try SignInWithAppleSettings(environment: context.environment, parts: Self.parts).verifier(adapters: context.adapters)
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
+    public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
         let now = context.clock.now()
-        let notification = try verifier.verifyNotification(body.payload, now: now)
+        let notification = try verifier.verifyNotification(request.payload, now: now)
         let (outcome, userId) = try AccountEventProcessor(store: try context.adapters.store()).process(notification, now: now)
         let eventTime = AccountEventProcessor.eventTime(of: notification)
         var fields: [String: any LogFieldValue] = ["type": notification.event.type, "outcome": outcome.rawValue, "event_time": eventTime]
@@ -69,6 +68,6 @@ public final class SiwaNotificationFunction: FunctionHandler {
         } else {
             context.log.info("account_notification", fields)
         }
-        return try .json(Response(status: outcome.rawValue, type: notification.event.type, eventTime: notification.event.eventTime))
+        return Reply(Response(status: outcome.rawValue, type: notification.event.type, eventTime: notification.event.eventTime))
     }
 }

@@ -5,8 +5,10 @@ import StorekeeperCore
 /// `siwa-start`: begins a web sign-in. Makes a single-use `state` and a `nonce`, keeps them
 /// in the store for ten minutes, and sends the browser to Apple's authorize page with a
 /// pre-authorization cookie that binds the state to this browser (login CSRF).
-public final class SiwaStartFunction: FunctionHandler {
-    struct Response: Encodable {
+public final class SiwaStartFunction: TypedFunction {
+    public typealias Request = NoFields
+
+    public struct Response: Encodable {
         var url: String
         var state: String
         var expiresIn: Int
@@ -34,24 +36,20 @@ public final class SiwaStartFunction: FunctionHandler {
         variables: SignInWithAppleSettings.variables(parts)
     )
 
-    private let context: FunctionContext
-    private let settings: SignInWithAppleSettings
+    private let siwa: SignInWithAppleWiring
 
     public init(context: FunctionContext) throws {
-        self.context = context
-        settings = try SignInWithAppleSettings(environment: context.environment, parts: Self.parts)
+        siwa = try SignInWithAppleWiring(context: context, parts: Self.parts)
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        _ = try request.decode(NoFields.self)
-        let states = AuthorizationStateRepository(store: try context.adapters.store())
-        let (state, nonce, browserSecret) = try states.begin(now: context.clock.now())
-        let url = settings.client(adapters: context.adapters).authorizeURL(
-            clientId: settings.webClientId, redirectURI: settings.redirectURI ?? "", state: state, nonce: nonce)
-        let body = try FunctionResponse.json(Response(url: url, state: state, expiresIn: Int(AuthorizationStateRepository.lifetime.components.seconds)))
-        guard request.frontDoor.isHTTP else { return body }
+    public func handle(_ request: NoFields, call: FunctionRequest) throws -> Reply<Response> {
+        let (state, nonce, browserSecret) = try AuthorizationStateRepository(store: try siwa.store()).begin(now: siwa.now())
+        let url = siwa.settings.client(adapters: siwa.context.adapters).authorizeURL(
+            clientId: siwa.settings.webClientId, redirectURI: siwa.settings.redirectURI ?? "", state: state, nonce: nonce)
+        let answer = Response(url: url, state: state, expiresIn: Int(AuthorizationStateRepository.lifetime.components.seconds))
+        guard call.frontDoor.isHTTP else { return Reply(answer) }
         // The only cookie this function sets: the session cookie comes from siwa-callback.
-        return FunctionResponse(status: 302, headers: [("Location", url), ("Cache-Control", "no-store"),
-                                                       ("Set-Cookie", PreAuthorizationCookie.setting(browserSecret))], body: body.body)
+        return Reply(answer, status: 302, headers: [("Location", url), ("Cache-Control", "no-store"),
+                                                    ("Set-Cookie", PreAuthorizationCookie.setting(browserSecret))])
     }
 }

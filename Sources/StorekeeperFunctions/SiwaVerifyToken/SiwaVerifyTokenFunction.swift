@@ -7,24 +7,14 @@ import StorekeeperCore
 /// but Apple's key set. Or resolves a session token (the cookie siwa-callback set, the token
 /// siwa-native answered) to its user; with the client-secret settings present, that is also
 /// where the user's refresh token is checked with Apple, at most once a day per user.
-public final class SiwaVerifyTokenFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class SiwaVerifyTokenFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case identityToken, nonce, sessionToken
         }
         var identityToken: String?
         var nonce: String?
         var sessionToken: String?
-    }
-
-    struct SessionAnswer: Encodable {
-        var valid = true
-        var userId: String
-        var appAccountToken: String?
-        var expiresAt: Int64
-        /// "valid" | "skipped" (checked in the last 24 hours, or no token kept) | "unavailable"
-        /// (Apple did not answer, or answered an error other than invalid_grant) | "not_configured".
-        var refreshCheck: String
     }
 
     static let parts: [SignInWithAppleSettings.Part] = [.identity]
@@ -74,20 +64,19 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
         verifier = settings.verifier(adapters: context.adapters)
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        switch (body.identityToken, body.sessionToken) {
-        case (let token?, nil): return try verify(token, nonce: body.nonce)
-        case (nil, let session?) where body.nonce == nil: return try resolve(session)
+    public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        switch (request.identityToken, request.sessionToken) {
+        case (let token?, nil): return verify(token, nonce: request.nonce)
+        case (nil, let session?) where request.nonce == nil: return try resolve(session)
         default: throw FunctionError.badInput(message: "give identityToken (and optionally nonce) or sessionToken")
         }
     }
 
-    private func resolve(_ sessionToken: String) throws -> FunctionResponse {
+    private func resolve(_ sessionToken: String) throws -> Reply<Response> {
         let now = context.clock.now()
         let store = try context.adapters.store()
         guard let session = try SessionRepository(store: store).session(id: sessionToken, now: now) else {
-            return rejection(FunctionError(.invalidSession, "no open session with this token (ended, expired or never opened)"))
+            return refusal(FunctionError(.invalidSession, "no open session with this token (ended, expired or never opened)"))
         }
         var check = "not_configured"
         if checksRefreshTokens {
@@ -103,33 +92,26 @@ public final class SiwaVerifyTokenFunction: FunctionHandler {
             }
             if outcome == .revoked {
                 context.log.info("refresh_token_revoked", ["user": session.userId])
-                return rejection(FunctionError(.consentRevoked, "the user revoked Sign in with Apple for this app: every session was ended"))
+                return refusal(FunctionError(.consentRevoked, "the user revoked Sign in with Apple for this app: every session was ended"))
             }
             check = outcome?.rawValue ?? "unavailable"
         }
         let account = try AccountRepository(store: store, dataKey: nil).account(userId: session.userId)
-        return try .json(SessionAnswer(userId: session.userId, appAccountToken: account?.appAccountToken,
-                                       expiresAt: session.expiresAt, refreshCheck: check))
+        return Reply(.session(SessionAnswer(userId: session.userId, appAccountToken: account?.appAccountToken,
+                                            expiresAt: session.expiresAt, refreshCheck: check)))
     }
 
-    private func rejection(_ error: some CodedError) -> FunctionResponse {
-        var answer = JSONObjectBuilder()
-        answer.add("valid", false)
-        answer.add("error", rawJSON: FunctionResponse.errorObject(error))
-        return FunctionResponse(refusing: error, body: answer.build())
+    private func refusal(_ error: some CodedError) -> Reply<Response> {
+        Reply(.refused(Refusal(error: .init(code: error.code, message: error.reason))), refusing: error)
     }
 
-    private func verify(_ identityToken: String, nonce: String?) throws -> FunctionResponse {
-        let verified: VerifiedIdentityToken
+    private func verify(_ identityToken: String, nonce: String?) -> Reply<Response> {
         do {
-            verified = try verifier.verify(identityToken, expectedNonce: nonce, now: context.clock.now())
+            let verified = try verifier.verify(identityToken, expectedNonce: nonce, now: context.clock.now())
+            return Reply(.token(TokenAnswer(claims: verified.claims)))
         } catch {
             context.log.warning("identity_token_rejected", ["code": error.code, "reason": error.reason])
-            return rejection(error)
+            return refusal(error)
         }
-        var answer = JSONObjectBuilder()
-        answer.add("valid", true)
-        try answer.add("claims", encoding: verified.claims)
-        return FunctionResponse(status: 200, body: answer.build())
     }
 }

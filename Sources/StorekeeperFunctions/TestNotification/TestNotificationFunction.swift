@@ -5,9 +5,9 @@ import StorekeeperCore
 /// `test-notification`: asks Apple to send a test notification to the configured
 /// notification URL, waits for Apple's delivery report, and answers each send attempt with a
 /// hint for what to fix. The check to run after every change of the notification URL.
-public final class TestNotificationFunction: FunctionHandler {
-    struct Request: RequestBody {
-        enum CodingKeys: String, CodingKey, CaseIterable {
+public final class TestNotificationFunction: TypedFunction {
+    public struct Request: RequestBody {
+        public enum CodingKeys: String, CodingKey, CaseIterable {
             case environment, timeoutSeconds, pollIntervalMilliseconds, decode
         }
         var environment: String?
@@ -15,6 +15,30 @@ public final class TestNotificationFunction: FunctionHandler {
         var pollIntervalMilliseconds: Int?
         var decode: Bool?
     }
+
+    /// Whether, and how, Apple delivered the test notification.
+    public struct Answer: Encodable {
+        struct SendAttempt: Encodable {
+            /// Milliseconds since 1970.
+            var attemptDate: Int64?
+            /// Apple's name, as Apple spelt it (OTHER when Apple gave none).
+            var sendAttemptResult: String
+            /// What to check for this result.
+            var hint: String?
+        }
+
+        var environment: String
+        var testNotificationToken: String
+        var delivered: Bool
+        /// delivered, failed or pending.
+        var outcome: String
+        var polls: Int
+        var sendAttempts: [SendAttempt]
+        /// The verified test notification, with decode.
+        var payload: JSONValue?
+    }
+
+    public typealias Response = CallOutcome<Answer>
 
     public static let descriptor = FunctionDescriptor(
         name: "test-notification",
@@ -52,94 +76,64 @@ public final class TestNotificationFunction: FunctionHandler {
         timing = SystemRetryTiming()
     }
 
-    public func handle(_ request: FunctionRequest) throws -> FunctionResponse {
-        let body = try request.decode(Request.self)
-        let environment = try AppStoreAPISettings.environment(body.environment)
-        let timeout = body.timeoutSeconds ?? 60
+    public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
+        let environment = try AppStoreAPISettings.environment(request.environment)
+        let timeout = request.timeoutSeconds ?? 60
         guard (1...600).contains(timeout) else {
             throw FunctionError.badInput(message: "timeoutSeconds must be 1 to 600")
         }
-        let interval = body.pollIntervalMilliseconds ?? 2000
+        let interval = request.pollIntervalMilliseconds ?? 2000
         guard (10...60_000).contains(interval) else {
             throw FunctionError.badInput(message: "pollIntervalMilliseconds must be 10 to 60000")
         }
-        let decode = body.decode ?? false
+        let decode = request.decode ?? false
         if decode && settings.verification == nil {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots")
         }
 
-        let client = try settings.makeClient(context: context, timing: timing)
+        let delivery = TestNotificationDelivery(client: try settings.makeClient(context: context, timing: timing),
+                                                timing: timing, environment: environment)
         let token: String
+        let report: TestNotificationDelivery.Report
         do throws(AppStoreAPIError) {
-            guard let value = try client.requestTestNotification(environment: environment).value.testNotificationToken else {
-                throw AppStoreAPIError(.invalidResponse, kind: .invalidResponse,
-                                       reason: "Apple's answer has no testNotificationToken", httpStatus: 200)
-            }
-            token = value
+            token = try delivery.requestTestNotification()
         } catch {
             context.log.warning("test notification not requested", ["code": error.code])
-            throw error
+            return .failed(error)
         }
-
-        let started = timing.now()
-        var polls = 0
-        var status: CheckTestNotificationResponse?
-        while true {
-            polls += 1
-            switch poll(client, token: token, environment: environment) {
-            case .failure(let error):
-                context.log.warning("test notification status unavailable", ["code": error.code])
-                throw error
-            case .success(let answer):
-                status = answer
-            }
-            if let attempts = status?.sendAttempts, !attempts.isEmpty { break }
-            if timing.now() - started + .milliseconds(interval) > .seconds(timeout) { break }
-            timing.sleep(for: .milliseconds(interval))
+        do throws(AppStoreAPIError) {
+            report = try delivery.waitForReport(token: token, interval: .milliseconds(interval), timeout: .seconds(timeout))
+        } catch {
+            context.log.warning("test notification status unavailable", ["code": error.code])
+            return .failed(error)
         }
-
-        let attempts = status?.sendAttempts ?? []
-        let delivered = attempts.contains { $0.sendAttemptResult == .success }
-        let outcome = delivered ? "delivered" : (attempts.isEmpty ? "pending" : "failed")
-        var answer = JSONObjectBuilder()
-        answer.add("environment", environment.rawValue)
-        answer.add("testNotificationToken", token)
-        answer.add("delivered", delivered)
-        answer.add("outcome", outcome)
-        answer.add("polls", rawJSON: Array(String(polls).utf8))
-        var items: [JSONValue] = []
-        for attempt in attempts {
-            var item: [String: JSONValue] = [:]
-            if let date = attempt.attemptDate { item["attemptDate"] = .number(Double(date)) }
-            let result = attempt.rawSendAttemptResult ?? "OTHER"
-            item["sendAttemptResult"] = .string(result)
-            if let hint = SendAttemptResult.hint(forRaw: result) { item["hint"] = .string(hint) }
-            items.append(.object(item))
-        }
-        try answer.add("sendAttempts", encoding: JSONValue.array(items))
-        if decode, let signedPayload = status?.signedPayload, let verification = settings.verification {
-            var decoder = SignedFieldDecoder(verifier: verification.makeVerifier(adapters: context.adapters, log: context.log), now: context.clock.now())
-            if case .object(let decoded) = decoder.decode(.object(["signedPayload": .string(signedPayload)])), let payload = decoded["payload"] {
-                try answer.add("payload", encoding: payload)
-            }
-        }
-        context.log.info("test notification", ["environment": environment.rawValue, "outcome": outcome,
-                                               "results": attempts.map { $0.rawSendAttemptResult ?? "?" }.joined(separator: ",")])
-        switch outcome {
-        case "delivered": return FunctionResponse(status: 200, body: answer.build())
-        case "failed": return FunctionResponse(status: 200, body: answer.build(), exitCode: 69)
-        default: return FunctionResponse(status: ErrorDisposition.retryLater.httpStatus, body: answer.build(), exitCode: ErrorDisposition.retryLater.exitCode)
+        let answer = self.answer(report, token: token, environment: environment, decode: decode)
+        context.log.info("test notification", ["environment": environment.rawValue, "outcome": answer.outcome,
+                                               "results": answer.sendAttempts.map(\.sendAttemptResult).joined(separator: ",")])
+        switch answer.outcome {
+        case "delivered": return Reply(.answered(answer))
+        case "failed": return Reply(.answered(answer), exitCode: 69)
+        default: return Reply(.answered(answer), status: ErrorDisposition.retryLater.httpStatus, exitCode: ErrorDisposition.retryLater.exitCode)
         }
     }
 
-    /// One status poll; Apple's "not found yet" counts as nothing reported.
-    private func poll(_ client: AppStoreServerAPIClient, token: String,
-                      environment: AppStoreAPIEnvironment) -> Result<CheckTestNotificationResponse, AppStoreAPIError> {
-        do {
-            return .success(try client.getTestNotificationStatus(testNotificationToken: token, environment: environment).value)
-        } catch {
-            if error.errorCode == 4040008 { return .success(CheckTestNotificationResponse(signedPayload: nil, sendAttempts: [])) }
-            return .failure(error)
+    private func answer(_ report: TestNotificationDelivery.Report, token: String, environment: AppStoreAPIEnvironment, decode: Bool) -> Answer {
+        let attempts = report.status?.sendAttempts ?? []
+        let delivered = attempts.contains { $0.sendAttemptResult == .success }
+        var answer = Answer(
+            environment: environment.rawValue, testNotificationToken: token, delivered: delivered,
+            outcome: delivered ? "delivered" : (attempts.isEmpty ? "pending" : "failed"), polls: report.polls,
+            sendAttempts: attempts.map { attempt in
+                let result = attempt.rawSendAttemptResult ?? "OTHER"
+                return Answer.SendAttempt(attemptDate: attempt.attemptDate, sendAttemptResult: result,
+                                          hint: SendAttemptResult.hint(forRaw: result))
+            })
+        if decode, let signedPayload = report.status?.signedPayload, let verification = settings.verification {
+            var decoder = SignedFieldDecoder(verifier: verification.makeVerifier(adapters: context.adapters, log: context.log), now: context.clock.now())
+            if case .object(let decoded) = decoder.decode(.object(["signedPayload": .string(signedPayload)])) {
+                answer.payload = decoded["payload"]
+            }
         }
+        return answer
     }
 }

@@ -5,6 +5,12 @@ import StorekeeperCore
 /// `verify-signed-data`: verifies one piece of App Store signed data (a notification's
 /// `signedPayload`, a transaction, renewal info or an app transaction) and answers it decoded,
 /// or says precisely why it was rejected, with Apple's error codes.
+///
+/// Written on the byte layer, not as a `TypedFunction`: its answer splices each verified
+/// payload exactly as it was signed (members in their order, numbers as written, see
+/// `StrictJSON`), which no `Encodable` sent through `JSONEncoder` can reproduce, and a batch
+/// (NDJSON) of them skips a decode and re-encode per line. The request and both answers are
+/// still typed values; only the answer's last step, its bytes, is written here.
 public final class VerifySignedDataFunction: FunctionHandler {
     /// The request: the JWS and, optionally, what it is supposed to be.
     struct Request: RequestBody {
@@ -13,6 +19,44 @@ public final class VerifySignedDataFunction: FunctionHandler {
         }
         var signedData: String
         var type: String?
+    }
+
+    /// `{"valid": true, "type", "environment", "payload", ...}`: the verified data, decoded.
+    struct Accepted {
+        let verified: VerifiedSignedData
+
+        /// In the order the answer has always had; the signed parts spliced in as verified.
+        func encoded() -> [UInt8] {
+            var answer = JSONObjectBuilder()
+            answer.add("valid", true)
+            answer.add("type", verified.type.rawValue)
+            answer.add("environment", verified.environment)
+            answer.add("payload", rawJSON: verified.payload)
+            if let transactionInfo = verified.transactionInfo { answer.add("transactionInfo", rawJSON: transactionInfo) }
+            if let renewalInfo = verified.renewalInfo { answer.add("renewalInfo", rawJSON: renewalInfo) }
+            if let appTransactionInfo = verified.appTransactionInfo { answer.add("appTransactionInfo", rawJSON: appTransactionInfo) }
+            if let onlineCheck = verified.revocation.answerValue { answer.add("onlineCheck", onlineCheck) }
+            // Said out loud so nobody mistakes Xcode test data for Apple-signed data.
+            if verified.signatureSkipped { answer.add("signatureChecked", false) }
+            return answer.build()
+        }
+    }
+
+    /// `{"valid": false, "error": {"code", "message"}}`: the check that failed, in Apple's code.
+    struct Rejected {
+        struct Failure: Encodable {
+            var code: String
+            var message: String
+        }
+        let error: Failure
+        let disposition: ErrorDisposition
+
+        func response() throws -> FunctionResponse {
+            var answer = JSONObjectBuilder()
+            answer.add("valid", false)
+            try answer.add("error", encoding: error)
+            return FunctionResponse(status: disposition.httpStatus, body: answer.build(), exitCode: disposition.exitCode)
+        }
     }
 
     public static let descriptor = FunctionDescriptor(
@@ -71,32 +115,9 @@ public final class VerifySignedDataFunction: FunctionHandler {
             verified = try verifier.verify(body.signedData, as: type, now: context.clock.now())
         } catch {
             context.log.warning("signed data rejected", ["code": error.code, "reason": error.reason])
-            var answer = JSONObjectBuilder()
-            answer.add("valid", false)
-            answer.add("error", rawJSON: FunctionResponse.errorObject(error))
-            return FunctionResponse(refusing: error, body: answer.build())
+            return try Rejected(error: .init(code: error.code, message: error.reason), disposition: error.disposition).response()
         }
-
-        var answer = JSONObjectBuilder()
-        answer.add("valid", true)
-        answer.add("type", verified.type.rawValue)
-        answer.add("environment", verified.environment)
-        answer.add("payload", rawJSON: verified.payload)
-        if let transactionInfo = verified.transactionInfo {
-            answer.add("transactionInfo", rawJSON: transactionInfo)
-        }
-        if let renewalInfo = verified.renewalInfo {
-            answer.add("renewalInfo", rawJSON: renewalInfo)
-        }
-        if let appTransactionInfo = verified.appTransactionInfo {
-            answer.add("appTransactionInfo", rawJSON: appTransactionInfo)
-        }
-        if let onlineCheck = verified.revocation.answerValue { answer.add("onlineCheck", onlineCheck) }
         context.log.onlineCheck(verified.revocation)
-        if verified.signatureSkipped {
-            // Said out loud so nobody mistakes Xcode test data for Apple-signed data.
-            answer.add("signatureChecked", false)
-        }
-        return FunctionResponse(status: 200, body: answer.build())
+        return FunctionResponse(status: 200, body: Accepted(verified: verified).encoded())
     }
 }

@@ -289,7 +289,8 @@ extension EndToEnd {
             for (cookie, label) in forged {
                 let reply = try d.callback(form, cookie: cookie)
                 #expect(reply.status == 400 && reply.errorCode == "invalid_state", "\(label): \(reply)")
-                #expect(reply.allHeaders("set-cookie").isEmpty, "\(label): no session")
+                #expect(reply.allHeaders("set-cookie") == ["\(name)=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=None"],
+                        "\(label): no session, the pre-authorization cookie cleared")
             }
             // A forged cancellation does not spend the state either.
             let cancelled = try d.callback(["error": "user_cancelled_authorize", "state": state], cookie: .none)

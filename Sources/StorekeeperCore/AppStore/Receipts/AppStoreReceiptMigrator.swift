@@ -42,13 +42,13 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
         self.sandboxFallback = sandboxFallback
     }
 
-    /// One original transaction id's progress through a run.
-    private struct Progress {
-        var statusBefore: EntitlementStatus?
-        var hadRecord: Bool
-        var eventsApplied = 0
-        var appAccountTokenSet = false
-        var failure: String?
+    /// What every step of one run shares: the time, where to ask, for whom.
+    private struct Run {
+        let now: Date
+        let environment: AppStoreAPIEnvironment
+        /// Whether a production "not found" is asked of the sandbox.
+        let fallback: Bool
+        let account: ReceiptMigrationAccount
     }
 
     /// Throws `AppStoreAPIError` when Apple cannot answer (retryable: rerun) or refuses the
@@ -56,116 +56,123 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     /// `onRejected`) is noted as its id's `failure` and the run goes on: a rerun would stop at
     /// the same answer.
     public func migrate(_ receipt: AppReceipt, environment: String, account: ReceiptMigrationAccount) throws -> ReceiptMigrationOutcome {
-        let now = clock.now()
         let apiEnvironment: AppStoreAPIEnvironment = environment == "Sandbox" ? .sandbox : .production
-        let fallback = apiEnvironment == .production && sandboxFallback
-        let receiptIds = receipt.originalTransactionIds
-        var progress: [String: Progress] = [:]
-        var requests = 0
-
-        func note(_ id: String) throws {
-            guard progress[id] == nil else { return }
-            let record = try repository.record(id)
-            progress[id] = Progress(statusBefore: record.map { Entitlement($0, now: now).status }, hadRecord: record != nil)
+        let run = Run(now: clock.now(), environment: apiEnvironment,
+                      fallback: apiEnvironment == .production && sandboxFallback, account: account)
+        var progress = ReceiptMigrationProgress()
+        for id in receipt.originalTransactionIds {
+            try follow(id, run, &progress)
+            if progress.needsHistory(id) { try migrateHistory(of: id, run, &progress) }
+            if progress.needsStatuses(id) { try applyStatuses(of: id, run, &progress) }
         }
+        return try outcome(progress, receiptIds: receipt.originalTransactionIds, run)
+    }
 
-        /// `origin` tells the history's event from the statuses' one about the same transaction.
-        func apply(_ transaction: JWSTransactionDecodedPayload, renewal: JWSRenewalInfoDecodedPayload?, origin: String) throws {
-            guard let id = transaction.originalTransactionId else { return }
-            try note(id)
-            let signedDate = max(transaction.signedDate ?? 0, renewal?.signedDate ?? 0)
-            let event = EntitlementEvent(
-                id: "migrate:\(origin):\(transaction.transactionId ?? id):\(signedDate)", source: .reconciliation,
-                signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
-            // A purchase that carries another user's appAccountToken follows its token, not the request.
-            var userId = account.userId
-            if let token = transaction.appAccountToken, !token.isEmpty, let requested = userId,
-               let owner = try repository.user(ofAppAccountToken: token), owner != requested {
-                userId = nil
+    // MARK: - Steps
+
+    private func follow(_ id: String, _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
+        guard !progress.knows(id) else { return }
+        let before = try repository.record(id).map { Entitlement($0, now: run.now).status }
+        progress.follow(id, statusBefore: before)
+    }
+
+    /// The customer's history through `id`, applied; with an appAccountToken, Set App Account
+    /// Token first where the purchases carry none, and the history read again after it.
+    private func migrateHistory(of id: String, _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
+        var history = try self.history(id, run, &progress)
+        if let token = run.account.appAccountToken, let answeredBy = history.answeredBy {
+            let missing = Self.originalIdsWithoutToken(history.transactions)
+            for original in missing {
+                _ = try client.setAppAccountToken(
+                    originalTransactionId: original, request: UpdateAppAccountTokenRequest(appAccountToken: token),
+                    environment: answeredBy)
+                progress.appleRequests += 1
+                try follow(original, run, &progress)
+                progress.markTokenSet(original)
             }
-            if try repository.apply(event, userId: userId).outcome == .applied {
-                progress[id]?.eventsApplied += 1
-            }
+            if !missing.isEmpty { history = try self.history(id, run, &progress) }
         }
-
-        func refuse(_ id: String, _ code: String) throws {
-            try note(id)
-            progress[id]?.failure = code
-            onRejected?(id, code)
-        }
-
-        var coveredByHistory = Set<String>()
-        var coveredByStatuses = Set<String>()
-        var subscriptions = Set<String>()
-        for id in receiptIds {
-            try note(id)
-            if !coveredByHistory.contains(id) {
-                var (transactions, answeredBy, pages) = try history(id, environment: apiEnvironment, fallback: fallback, progress: &progress)
-                requests += pages
-                if let token = account.appAccountToken, answeredBy != nil {
-                    let missing = Self.originalIdsWithoutToken(transactions)
-                    for original in missing {
-                        _ = try client.setAppAccountToken(
-                            originalTransactionId: original, request: UpdateAppAccountTokenRequest(appAccountToken: token),
-                            environment: answeredBy ?? apiEnvironment)
-                        requests += 1
-                        try note(original)
-                        progress[original]?.appAccountTokenSet = true
-                    }
-                    if !missing.isEmpty {
-                        (transactions, answeredBy, pages) = try history(id, environment: apiEnvironment, fallback: fallback, progress: &progress)
-                        requests += pages
-                    }
-                }
-                for transaction in transactions {
-                    if let original = transaction.originalTransactionId {
-                        coveredByHistory.insert(original)
-                        if transaction.type == .autoRenewableSubscription { subscriptions.insert(original) }
-                    }
-                    do {
-                        try apply(transaction, renewal: nil, origin: "history")
-                    } catch is EntitlementError {
-                        try refuse(transaction.originalTransactionId ?? id, Self.invalidTransaction)
-                    }
-                }
-            }
-            // Get All Subscription Statuses brings the renewal info (billing retry, grace,
-            // auto-renew), which the history does not have.
-            guard subscriptions.contains(id), !coveredByStatuses.contains(id) else { continue }
-            let answer: AppStoreAPIResponse<StatusResponse>
+        for transaction in history.transactions {
+            progress.cover(byHistory: transaction)
             do {
-                answer = try client.getAllSubscriptionStatuses(transactionId: id, environment: apiEnvironment, sandboxFallback: fallback)
-            } catch {
-                guard error.httpStatus == 404 else { throw error }
-                progress[id]?.failure = ReportFailureCode.notFound.rawValue
-                continue
-            }
-            requests += 1
-            for item in (answer.value.data ?? []).flatMap({ $0.lastTransactions ?? [] }) {
-                let subject = item.originalTransactionId ?? id
-                coveredByStatuses.insert(subject)
-                guard let signedTransaction = item.signedTransactionInfo else { continue }
-                do {
-                    let transaction = try verifier.verify(signedTransaction, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self)
-                    let renewal = try item.signedRenewalInfo.map {
-                        try verifier.verify($0, as: .renewalInfo, now: now).decode(JWSRenewalInfoDecodedPayload.self)
-                    }
-                    try apply(transaction, renewal: renewal, origin: "status")
-                } catch let error as VerificationError {
-                    try refuse(subject, error.code)
-                } catch is DecodingError {
-                    try refuse(subject, Self.invalidPayload)
-                } catch is EntitlementError {
-                    try refuse(subject, Self.invalidTransaction)
-                }
+                try apply(transaction, renewal: nil, origin: "history", run, &progress)
+            } catch is EntitlementError {
+                try refuse(transaction.originalTransactionId ?? id, Self.invalidTransaction, run, &progress)
             }
         }
+    }
 
-        let outcomes = try progress.keys.sorted().map { id -> ReceiptMigrationOutcome.Subscription in
-            let state = progress[id] ?? Progress(statusBefore: nil, hadRecord: false)
-            let entitlement = try repository.record(id).map { Entitlement($0, now: now) }
+    /// Get All Subscription Statuses for `id`, each signed answer verified and applied.
+    private func applyStatuses(of id: String, _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
+        let answer: AppStoreAPIResponse<StatusResponse>
+        do {
+            answer = try client.getAllSubscriptionStatuses(transactionId: id, environment: run.environment, sandboxFallback: run.fallback)
+        } catch {
+            guard error.httpStatus == 404 else { throw error }
+            progress.fail(id, ReportFailureCode.notFound.rawValue)
+            return
+        }
+        progress.appleRequests += 1
+        for item in (answer.value.data ?? []).flatMap({ $0.lastTransactions ?? [] }) {
+            let subject = item.originalTransactionId ?? id
+            progress.cover(byStatuses: subject)
+            guard let signedTransaction = item.signedTransactionInfo else { continue }
+            do {
+                let transaction = try verifier.verify(signedTransaction, as: .transaction, now: run.now).decode(JWSTransactionDecodedPayload.self)
+                let renewal = try item.signedRenewalInfo.map {
+                    try verifier.verify($0, as: .renewalInfo, now: run.now).decode(JWSRenewalInfoDecodedPayload.self)
+                }
+                try apply(transaction, renewal: renewal, origin: "status", run, &progress)
+            } catch {
+                guard let code = Self.refusalCode(error) else { throw error }
+                try refuse(subject, code, run, &progress)
+            }
+        }
+    }
+
+    /// `origin` tells the history's event from the statuses' one about the same transaction.
+    private func apply(_ transaction: JWSTransactionDecodedPayload, renewal: JWSRenewalInfoDecodedPayload?, origin: String,
+                       _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
+        guard let id = transaction.originalTransactionId else { return }
+        try follow(id, run, &progress)
+        let signedDate = max(transaction.signedDate ?? 0, renewal?.signedDate ?? 0)
+        let event = EntitlementEvent(
+            id: "migrate:\(origin):\(transaction.transactionId ?? id):\(signedDate)", source: .reconciliation,
+            signedDate: signedDate, transaction: transaction, renewalInfo: renewal)
+        // A purchase that carries another user's appAccountToken follows its token, not the request.
+        var userId = run.account.userId
+        if let token = transaction.appAccountToken, !token.isEmpty, let requested = userId,
+           let owner = try repository.user(ofAppAccountToken: token), owner != requested {
+            userId = nil
+        }
+        if try repository.apply(event, userId: userId).outcome == .applied {
+            progress.countApplied(id)
+        }
+    }
+
+    private func refuse(_ id: String, _ code: String, _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
+        try follow(id, run, &progress)
+        progress.fail(id, code)
+        onRejected?(id, code)
+    }
+
+    /// The code a refused signed answer is noted with; nil for an error that stops the run.
+    private static func refusalCode(_ error: any Error) -> String? {
+        switch error {
+        case let error as VerificationError: error.code
+        case is DecodingError: invalidPayload
+        case is EntitlementError: invalidTransaction
+        default: nil
+        }
+    }
+
+    /// Each followed id with its entitlement now, sorted by id.
+    private func outcome(_ progress: ReceiptMigrationProgress, receiptIds: [String], _ run: Run) throws -> ReceiptMigrationOutcome {
+        let subscriptions = try progress.ids.map { id -> ReceiptMigrationOutcome.Subscription in
+            let state = progress.subjects[id] ?? ReceiptMigrationProgress.Subject()
+            let entitlement = try repository.record(id).map { Entitlement($0, now: run.now) }
             var linked: Bool?
-            if let userId = account.userId, entitlement != nil {
+            if let userId = run.account.userId, entitlement != nil {
                 linked = try repository.originalTransactionIds(ofUser: userId).contains(id)
             }
             return ReceiptMigrationOutcome.Subscription(
@@ -174,48 +181,53 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                 eventsApplied: state.eventsApplied, linkedToUser: linked,
                 appAccountTokenSet: state.appAccountTokenSet, failure: state.failure)
         }
-        return ReceiptMigrationOutcome(subscriptions: outcomes, appleRequests: requests)
+        return ReceiptMigrationOutcome(subscriptions: subscriptions, appleRequests: progress.appleRequests)
     }
 
-    /// Every page of the customer's history, verified: the transactions, the environment that
-    /// answered (nil when Apple does not know the id) and the number of pages read. A signed
-    /// transaction that fails verification is left out and noted on its id.
-    private func history(_ id: String, environment: AppStoreAPIEnvironment, fallback: Bool,
-                         progress: inout [String: Progress]) throws -> ([JWSTransactionDecodedPayload], AppStoreAPIEnvironment?, Int) {
-        let now = clock.now()
+    // MARK: - History
+
+    /// Every page of a customer's history, verified.
+    private struct History {
         var transactions: [JWSTransactionDecodedPayload] = []
+        /// The environment that answered; nil when Apple does not know the id.
+        var answeredBy: AppStoreAPIEnvironment?
+    }
+
+    /// Reads every page (counted in `progress.appleRequests`). A signed transaction that fails
+    /// verification or decoding is left out and noted on `id`.
+    private func history(_ id: String, _ run: Run, _ progress: inout ReceiptMigrationProgress) throws -> History {
+        var history = History(answeredBy: run.environment)
         var revision: String?
         var pages = 0
-        var answeredBy = environment
         repeat {
             let page: AppStoreAPIResponse<HistoryResponse>
             do {
                 // Every page after the first goes to the environment that answered the first.
                 page = try client.getTransactionHistory(
                     transactionId: id, revision: revision, request: TransactionHistoryRequest(sort: TransactionHistoryRequest.Order.ascending.rawValue),
-                    environment: answeredBy, sandboxFallback: pages == 0 && fallback)
+                    environment: history.answeredBy ?? run.environment, sandboxFallback: pages == 0 && run.fallback)
             } catch {
                 guard pages == 0, error.httpStatus == 404 else { throw error }
-                progress[id]?.failure = ReportFailureCode.notFound.rawValue
-                return ([], nil, 1)
+                progress.fail(id, ReportFailureCode.notFound.rawValue)
+                progress.appleRequests += 1
+                return History(answeredBy: nil)
             }
             pages += 1
-            answeredBy = page.environment
+            progress.appleRequests += 1
+            history.answeredBy = page.environment
             for signed in page.value.signedTransactions ?? [] {
                 do {
-                    transactions.append(try verifier.verify(signed, as: .transaction, now: now).decode(JWSTransactionDecodedPayload.self))
-                } catch let error as VerificationError {
-                    progress[id]?.failure = error.code
-                    onRejected?(id, error.code)
-                } catch is DecodingError {
-                    progress[id]?.failure = Self.invalidPayload
-                    onRejected?(id, Self.invalidPayload)
+                    history.transactions.append(try verifier.verify(signed, as: .transaction, now: run.now).decode(JWSTransactionDecodedPayload.self))
+                } catch {
+                    guard let code = Self.refusalCode(error) else { throw error }
+                    progress.fail(id, code)
+                    onRejected?(id, code)
                 }
             }
             guard page.value.hasMore == true, let next = page.value.revision, next != revision else { break }
             revision = next
         } while true
-        return (transactions, answeredBy, pages)
+        return history
     }
 
     /// The original transaction ids (not consumables) none of whose transactions carries an

@@ -2,7 +2,7 @@
 /// original transaction id it names, Get Transaction History and Get All Subscription
 /// Statuses, link the subscription to the user, apply Apple's answer to the entitlement, and
 /// Set App Account Token where the user has one. `AppStoreReceiptMigrator` is the
-/// implementation over the API client; tests may give `migrate-receipt` another.
+/// implementation over the API client; `ReceiptMigration` runs it for `migrate-receipt`.
 public protocol ReceiptMigrator {
     /// Migrates every subscription and purchase of `receipt` (already verified, from
     /// `environment`: Production or Sandbox) for `account` (user and appAccountToken when known).
