@@ -27,7 +27,8 @@ public final class Adapters {
     }
 
     /// The store. Throws only `StoreError`, which the runtime answers by its disposition: a
-    /// malformed `STORE_URL` or refused credentials are `.invalidConfiguration` (exit 78); a
+    /// malformed `STORE_URL`, refused credentials or a store in a newer layout than this
+    /// build knows (`StoreLayout`) are `.invalidConfiguration` (exit 78); a
     /// store that cannot be reached or used is retryable (exit 75, HTTP 503).
     public func store() throws -> any KeyValueStore {
         if let openedStore { return openedStore }
@@ -42,6 +43,9 @@ public final class Adapters {
         case .sqlite(let path): store = try SQLiteStore(path: path)
         case .redis(let url): store = try RedisStore(url: url)
         }
+        // Once per process, before the first read or write: a store in a newer layout is
+        // refused (exit 78), an older one migrated.
+        try StoreLayout.prepare(store)
         openedStore = store
         return store
     }

@@ -32,16 +32,17 @@ public enum FunctionMain {
         exit(runner.run())
     }
 
-    /// The wall clock, unless STOREKEEPER_NOW pins the time (replays, golden examples). A
-    /// value that does not parse is ignored rather than guessed at; the runner logs it.
-    static func clock(_ pinned: String?) -> any Clock {
-        guard let pinned else { return SystemClock() }
+    /// The system's time, with decisions pinned when STOREKEEPER_NOW says so (replays, golden
+    /// examples); the real wall time, monotonic time and sleeping stay real. A value that does
+    /// not parse is ignored rather than guessed at; the runner logs it.
+    static func clock(_ pinned: String?) -> any TimeSource {
+        guard let pinned else { return SystemTime() }
         if let seconds = Int64(pinned) {
-            return FixedClock(Date(timeIntervalSince1970: Double(seconds)))
+            return SystemTime(pinnedAt: Date(timeIntervalSince1970: Double(seconds)))
         }
         if let date = try? Date(pinned, strategy: .iso8601) {
-            return FixedClock(date)
+            return SystemTime(pinnedAt: date)
         }
-        return SystemClock()
+        return SystemTime()
     }
 }

@@ -11,7 +11,7 @@ import StorekeeperCore
 public struct FunctionRunner<Handler: FunctionHandler> {
     public let arguments: [String]
     public let environment: [String: String]
-    public let clock: any Clock
+    public let clock: any TimeSource
     private let input: any InputSource
     private let output: any OutputSink
     private let errorOutput: any OutputSink
@@ -20,7 +20,7 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         _ handler: Handler.Type,
         arguments: [String],
         environment: [String: String],
-        clock: any Clock,
+        clock: any TimeSource,
         input: any InputSource,
         output: any OutputSink,
         errorOutput: any OutputSink
@@ -70,7 +70,7 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         arguments: [String] = [],
         environment: [String: String] = [:],
         stdin: [UInt8],
-        clock: any Clock = SystemClock()
+        clock: any TimeSource = SystemTime()
     ) -> FunctionRunResult {
         let output = ByteBuffer()
         let errorOutput = ByteBuffer()

@@ -8,13 +8,13 @@ import StorekeeperCore
 public struct Logger {
     public let function: String
     public let minimumLevel: LogLevel
-    private let clock: any Clock
+    private let clock: any TimeSource
     private let emit: ([UInt8]) -> Void
 
     /// Fields the logger writes itself; a caller's field with one of these names gets a `_` prefix.
     static let reservedKeys: Set<String> = ["ts", "level", "fn", "event"]
 
-    public init(function: String, clock: any Clock, minimumLevel: LogLevel = .info, emit: @escaping ([UInt8]) -> Void) {
+    public init(function: String, clock: any TimeSource, minimumLevel: LogLevel = .info, emit: @escaping ([UInt8]) -> Void) {
         self.function = function
         self.clock = clock
         self.minimumLevel = minimumLevel
@@ -22,7 +22,7 @@ public struct Logger {
     }
 
     /// A logger that writes nothing, for handler tests.
-    public static func discarding(function: String = "test", clock: any Clock = SystemClock()) -> Logger {
+    public static func discarding(function: String = "test", clock: any TimeSource = SystemTime()) -> Logger {
         Logger(function: function, clock: clock, emit: { _ in })
     }
 

@@ -9,14 +9,14 @@ final class RequestLoop<Handler: FunctionHandler> {
 
     private let descriptor: FunctionDescriptor
     private let environment: EnvironmentVariables
-    private let clock: any Clock
+    private let clock: any TimeSource
     private let log: Logger
     private let output: any OutputSink
     private var exitCode: Int32 = 0
     /// The NDJSON line being answered (1-based), for the request log; nil for a single request.
     private var line: Int?
 
-    init(descriptor: FunctionDescriptor, environment: EnvironmentVariables, clock: any Clock, log: Logger, output: any OutputSink) {
+    init(descriptor: FunctionDescriptor, environment: EnvironmentVariables, clock: any TimeSource, log: Logger, output: any OutputSink) {
         self.descriptor = descriptor
         self.environment = environment
         self.clock = clock
@@ -43,7 +43,7 @@ final class RequestLoop<Handler: FunctionHandler> {
     // MARK: - Front doors
 
     private func serveCGI(input: any InputSource, environment cgiEnvironment: [String: String]) throws {
-        let started = ContinuousClock.now
+        let started = clock.monotonic()
         let handler: Handler
         switch makeHandler() {
         case .success(let built): handler = built
@@ -60,7 +60,7 @@ final class RequestLoop<Handler: FunctionHandler> {
     }
 
     private func serveStream(input: any InputSource) throws {
-        let started = ContinuousClock.now
+        let started = clock.monotonic()
         let bytes = try input.read(limit: RuntimeLimits.maxStreamBytes + 1)
         if bytes.count > RuntimeLimits.maxStreamBytes {
             let error = FunctionError.payloadTooLarge(message: "stdin is larger than \(RuntimeLimits.maxStreamBytes) bytes")
@@ -81,11 +81,11 @@ final class RequestLoop<Handler: FunctionHandler> {
         }
         for (index, document) in documents.enumerated() {
             line = documents.count > 1 ? index + 1 : nil
-            try serve(document, handler: handler, started: index == 0 ? started : ContinuousClock.now)
+            try serve(document, handler: handler, started: index == 0 ? started : clock.monotonic())
         }
     }
 
-    private func serve(_ document: DocumentProbe, handler: Handler, started: ContinuousClock.Instant) throws {
+    private func serve(_ document: DocumentProbe, handler: Handler, started: Duration) throws {
         let rejection: FunctionError
         let door = document.frontDoor
         switch document.shape {
@@ -151,7 +151,7 @@ final class RequestLoop<Handler: FunctionHandler> {
         return result
     }
 
-    private func answer(_ request: FunctionRequest, handler: Handler, started: ContinuousClock.Instant) throws {
+    private func answer(_ request: FunctionRequest, handler: Handler, started: Duration) throws {
         if let refusal = admit(request) {
             var response = errorResponse(refusal, door: request.frontDoor)
             if refusal.disposition == .caller(.methodNotAllowed) { response.headers.append(("Allow", descriptor.method)) }
@@ -229,9 +229,9 @@ final class RequestLoop<Handler: FunctionHandler> {
     // MARK: - Output
 
     private func finish(_ response: FunctionResponse, door: FrontDoor, request: FunctionRequest?, code: String?,
-                        started: ContinuousClock.Instant, origin: ErrorOrigin? = nil) throws {
+                        started: Duration, origin: ErrorOrigin? = nil) throws {
         exitCode = max(exitCode, response.exitCode)
-        let elapsed = started.duration(to: ContinuousClock.now).components
+        let elapsed = (clock.monotonic() - started).components
         var fields: [String: any LogFieldValue] = [
             "door": door.rawValue,
             "method": request?.method ?? "-",

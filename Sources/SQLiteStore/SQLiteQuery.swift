@@ -1,6 +1,6 @@
 /// Every statement the store runs, prepared on first use and kept for the connection's life.
 /// Parameters are numbered (?1, ?2, ...) and documented per case; `now` is always
-/// `WallClock.nowMilliseconds()` taken by the caller.
+/// the store's `nowMilliseconds` taken by the caller.
 enum SQLiteQuery: String {
     case begin = "BEGIN IMMEDIATE"
     case commit = "COMMIT"

@@ -88,17 +88,17 @@ final class SQLiteStatement {
     /// without waiting (a journal-mode switch, a WAL recovery in progress), so concurrent
     /// processes queue up instead of failing. True when a row is ready to read.
     @discardableResult
-    func stepRetryingBusy(until deadline: ContinuousClock.Instant) throws(StoreError) -> Bool {
+    func stepRetryingBusy(until deadline: Duration, on time: any TimeSource) throws(StoreError) -> Bool {
         var generator = SystemRandomNumberGenerator()
         while true {
             let code = sqlite3_step(handle)
-            guard SQLiteConnection.isBusy(code), ContinuousClock.now < deadline else {
+            guard SQLiteConnection.isBusy(code), time.monotonic() < deadline else {
                 return try connection.check(code, "step \(name)") == SQLITE_ROW
             }
             // reset repeats the BUSY just seen; clear it and back off 1-4 ms with jitter so
             // the waiting processes do not retry in lockstep.
             sqlite3_reset(handle)
-            usleep(useconds_t(1_000 + generator.next(upperBound: UInt32(3_000))))
+            time.sleep(for: .microseconds(1_000 + Int64(generator.next(upperBound: UInt32(3_000)))))
         }
     }
 

@@ -4,7 +4,7 @@ extension SQLiteStore {
     public func get(_ key: String) throws(StoreError) -> StoredValue? {
         try run(.get) { (statement) throws(StoreError) -> StoredValue? in
             try statement.bind(key, at: 1)
-            try statement.bind(WallClock.nowMilliseconds(), at: 2)
+            try statement.bind(nowMilliseconds, at: 2)
             guard try statement.step() else { return nil }
             return StoredValue(bytes: statement.bytes(at: 0), version: statement.int64(at: 1))
         }
@@ -15,7 +15,7 @@ extension SQLiteStore {
             try run(.set) { (statement) throws(StoreError) in
                 try statement.bind(key, at: 1)
                 try statement.bind(value, at: 2)
-                try statement.bind(WallClock.milliseconds(after: expiresIn, from: now), at: 3)
+                try statement.bind(Self.milliseconds(after: expiresIn, from: now), at: 3)
                 try statement.step()
             }
             try sweepExpiredKeysNowAndThen(now)
@@ -50,7 +50,7 @@ extension SQLiteStore {
             try run(.compareAndSet) { (statement) throws(StoreError) -> Bool in
                 try statement.bind(key, at: 1)
                 try statement.bind(value, at: 2)
-                try statement.bind(WallClock.milliseconds(after: expiresIn, from: now), at: 3)
+                try statement.bind(Self.milliseconds(after: expiresIn, from: now), at: 3)
                 try statement.bind(expectedVersion, at: 4)
                 try statement.bind(now, at: 5)
                 try statement.step()
@@ -64,7 +64,7 @@ extension SQLiteStore {
         try run(.setIfAbsent) { (statement) throws(StoreError) -> Bool in
             try statement.bind(key, at: 1)
             try statement.bind(value, at: 2)
-            try statement.bind(WallClock.milliseconds(after: expiresIn, from: now), at: 3)
+            try statement.bind(Self.milliseconds(after: expiresIn, from: now), at: 3)
             try statement.bind(now, at: 4)
             try statement.step()
             return connection.changes == 1

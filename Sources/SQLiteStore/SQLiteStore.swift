@@ -14,24 +14,27 @@ import StorekeeperCore
 /// open the file, set two connection options, read `PRAGMA user_version`. The schema is
 /// created only when that version is behind, and statements are prepared on first use.
 ///
-/// Times (expiries, leases, visibility) are this process's wall clock in milliseconds since
-/// 1970, so every process on the machine agrees on them.
+/// Times (expiries, leases, visibility) are the real wall time (`TimeSource.realNow()`, never
+/// pinned) in milliseconds since 1970, so every process on the machine agrees on them.
 ///
 /// Not thread-safe: use one instance per thread (a function uses one per process).
 public final class SQLiteStore: KeyValueStore {
     let connection: SQLiteConnection
     let busyTimeout: Duration
+    /// Stamps expiries with its real wall time and bounds busy waits on its monotonic clock.
+    let time: any TimeSource
     private var statements: [SQLiteQuery: SQLiteStatement] = [:]
 
     /// Opens the database at `path` (relative to the working directory), creating the file
     /// and its folder when missing. `busyTimeout` bounds how long an operation waits for
     /// another process's write transaction before throwing `.unavailable`.
-    public init(path: String, busyTimeout: Duration = .seconds(5)) throws(StoreError) {
+    public init(path: String, busyTimeout: Duration = .seconds(5), time: any TimeSource = SystemTime()) throws(StoreError) {
         guard !path.isEmpty, !path.utf8.contains(0) else {
             throw StoreError(.invalidConfiguration, "the SQLite store needs a file path")
         }
         let timeout = Duration.milliseconds(SQLiteConnection.clampedMilliseconds(busyTimeout))
         self.busyTimeout = timeout
+        self.time = time
         connection = try Self.openCreatingFolder(path, busyTimeout: timeout)
         // In WAL mode a commit is an append to the -wal file; NORMAL skips the fsync of each
         // commit (the WAL is synced at checkpoints). A committed write is in the kernel's page
@@ -41,7 +44,7 @@ public final class SQLiteStore: KeyValueStore {
         let version = try run(.schemaVersion) { (statement) throws(StoreError) -> Int64 in
             // The one read an existing database costs. Retried like BEGIN: it can meet
             // another process switching a brand-new file to WAL.
-            try statement.stepRetryingBusy(until: ContinuousClock.now + busyTimeout)
+            try statement.stepRetryingBusy(until: time.monotonic() + busyTimeout, on: time)
             return statement.int64(at: 0)
         }
         if version < SQLiteSchema.version {
@@ -77,9 +80,9 @@ public final class SQLiteStore: KeyValueStore {
         // WAL without asking. It cannot change inside a transaction, hence before BEGIN. The
         // switch needs the file to itself and SQLite answers BUSY at once (no busy handler)
         // while other processes are opening it too, so it is retried until the busy timeout.
-        let deadline = ContinuousClock.now + busyTimeout
+        let deadline = time.monotonic() + busyTimeout
         try run(.enableWAL) { (statement) throws(StoreError) in
-            _ = try statement.stepRetryingBusy(until: deadline)
+            _ = try statement.stepRetryingBusy(until: deadline, on: time)
         }
         // IF NOT EXISTS: another process may have created the schema since we read the version.
         try immediateTransaction { (_) throws(StoreError) in
@@ -109,12 +112,12 @@ public final class SQLiteStore: KeyValueStore {
     /// `body` gets the time read after the lock was obtained, so waiting for the lock never
     /// makes an expired key look live.
     func immediateTransaction<Result>(_ body: (_ now: Int64) throws(StoreError) -> Result) throws(StoreError) -> Result {
-        let deadline = ContinuousClock.now + busyTimeout
+        let deadline = time.monotonic() + busyTimeout
         try run(.begin) { (statement) throws(StoreError) in
-            _ = try statement.stepRetryingBusy(until: deadline)
+            _ = try statement.stepRetryingBusy(until: deadline, on: time)
         }
         do throws(StoreError) {
-            let result = try body(WallClock.nowMilliseconds())
+            let result = try body(nowMilliseconds)
             try run(.commit) { (statement) throws(StoreError) in _ = try statement.step() }
             return result
         } catch {
@@ -125,5 +128,14 @@ public final class SQLiteStore: KeyValueStore {
             }
             throw error
         }
+    }
+
+    /// The store's present: the real wall time in milliseconds since 1970.
+    var nowMilliseconds: Int64 { time.realNow().millisecondsSince1970 }
+
+    /// `now + duration`, saturating; nil duration means never.
+    static func milliseconds(after duration: Duration?, from now: Int64) -> Int64? {
+        guard let duration else { return nil }
+        return now.saturatingAdding(duration.wholeMilliseconds)
     }
 }

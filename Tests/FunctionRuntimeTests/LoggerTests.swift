@@ -13,7 +13,7 @@ struct LoggerTests {
     private func logger(_ lines: Lines, level: LogLevel = .info) -> Logger {
         Logger(
             function: "fn-name",
-            clock: FixedClock(Date(timeIntervalSince1970: 1_714_564_800.123)),
+            clock: SystemTime(pinnedAt: Date(timeIntervalSince1970: 1_714_564_800.123)),
             minimumLevel: level,
             emit: { lines.all.append(String(decoding: $0, as: UTF8.self)) }
         )

@@ -200,7 +200,7 @@ enum Run {
     static let echoEnvironment = ["ECHO_PREFIX": "Hello"]
 
     static func echo(_ stdin: String, environment: [String: String] = echoEnvironment) -> FunctionRunResult {
-        FunctionRunner.run(EchoHandler.self, environment: environment, stdin: Array(stdin.utf8), clock: FixedClock(Date(timeIntervalSince1970: 1_714_564_800)))
+        FunctionRunner.run(EchoHandler.self, environment: environment, stdin: Array(stdin.utf8), clock: SystemTime(pinnedAt: Date(timeIntervalSince1970: 1_714_564_800)))
     }
 
     static func json(_ text: String) throws -> JSONValue {

@@ -49,7 +49,7 @@ import Testing
         let path = TestDirectory.newPath("values.db")
         try DamagedDatabase.make(at: path)
         let damaged = try SQLiteStore(path: path)
-        let processor = NotificationProcessor(store: SplitStore(queues: queues, values: damaged), lease: .seconds(600))
+        let processor = NotificationProcessor(store: SplitStore(queues: queues, values: damaged), lease: .seconds(600), time: SystemTime())
         var failures: [String] = []
 
         let error = #expect(throws: StoreError.self) {

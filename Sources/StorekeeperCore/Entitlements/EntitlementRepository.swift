@@ -21,29 +21,29 @@ public struct EntitlementRepository {
         guard let originalTransactionId = event.originalTransactionId else {
             return try EntitlementEngine.apply(event, to: nil)
         }
-        let key = StoreKeys.entitlement(originalTransactionId)
-        for _ in 0..<Self.compareAndSetAttempts {
-            let stored = try store.get(key)
-            let current = try stored.map { try Self.decode($0.bytes) }
-            let update = try EntitlementEngine.apply(event, to: current)
-            if update.outcome == .applied, let record = update.record {
-                if stored == nil {
-                    // Indexed before the first write: a crash in between leaves an id without
-                    // a record (reconciliation asks Apple about it), never a record nobody finds.
-                    try store.addToSet(StoreKeys.entitlementIndex, originalTransactionId)
-                }
-                guard try store.compareAndSet(key, try Self.encode(record), expectedVersion: stored?.version, expiresIn: nil) else {
-                    continue // someone else wrote first: read again and re-apply
-                }
+        let applied = try store.update(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self,
+                                       attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
+            let update: EntitlementUpdate
+            do throws(EntitlementError) {
+                update = try EntitlementEngine.apply(event, to: current)
+            } catch {
+                return .keep(Result<EntitlementUpdate, EntitlementError>.failure(error))
             }
-            // Linking is idempotent, so it is done for duplicates too: a worker killed between
-            // the record write and the links finishes the job on redelivery.
-            if update.record != nil {
-                try link(originalTransactionId, userId: userId, appAccountToken: event.transaction?.appAccountToken)
+            guard update.outcome == .applied, let record = update.record else { return .keep(.success(update)) }
+            if current == nil {
+                // Indexed before the first write: a crash in between leaves an id without
+                // a record (reconciliation asks Apple about it), never a record nobody finds.
+                try store.addToSet(StoreKeys.entitlementIndex, originalTransactionId)
             }
-            return update
+            return .write(record, .success(update))
         }
-        throw StoreError(.unavailable, "too much contention on \(key)")
+        let update = try applied.get()
+        // Linking is idempotent, so it is done for duplicates too: a worker killed between
+        // the record write and the links finishes the job on redelivery.
+        if update.record != nil {
+            try link(originalTransactionId, userId: userId, appAccountToken: event.transaction?.appAccountToken)
+        }
+        return update
     }
 
     /// Every original transaction id that has (or was about to get) a record, sorted.
@@ -52,7 +52,7 @@ public struct EntitlementRepository {
     }
 
     public func record(_ originalTransactionId: String) throws -> EntitlementRecord? {
-        try store.get(StoreKeys.entitlement(originalTransactionId)).map { try Self.decode($0.bytes) }
+        try store.get(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self)
     }
 
     /// The entitlements of these subscriptions as of `now`, each once, in id order; ids with
@@ -65,16 +65,12 @@ public struct EntitlementRepository {
     /// like every write of a record). False when there is no record.
     @discardableResult
     public func confirm(_ snapshot: AppleStatusSnapshot, for originalTransactionId: String) throws -> Bool {
-        let key = StoreKeys.entitlement(originalTransactionId)
-        for _ in 0..<Self.compareAndSetAttempts {
-            guard let stored = try store.get(key) else { return false }
-            var record = try Self.decode(stored.bytes)
+        try store.update(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self,
+                         attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
+            guard var record = current else { return .keep(false) }
             record.confirmedByApple = snapshot
-            if try store.compareAndSet(key, try Self.encode(record), expectedVersion: stored.version, expiresIn: nil) {
-                return true
-            }
+            return .write(record, true)
         }
-        throw StoreError(.unavailable, "too much contention on \(key)")
     }
 
     /// The original transaction ids of a user, including those that carried the user's
@@ -125,20 +121,6 @@ public struct EntitlementRepository {
         if try store.setIfAbsent(StoreKeys.owner(originalTransactionId), Array(userId.utf8), expiresIn: nil)
             || String(decoding: try store.get(StoreKeys.owner(originalTransactionId))?.bytes ?? [], as: UTF8.self) == userId {
             try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
-        }
-    }
-
-    static func encode(_ record: EntitlementRecord) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return Array(try encoder.encode(record))
-    }
-
-    static func decode(_ bytes: [UInt8]) throws -> EntitlementRecord {
-        do {
-            return try JSONDecoder().decode(EntitlementRecord.self, from: Data(bytes))
-        } catch {
-            throw StoreError(.failed, "stored entitlement does not decode: \(error)")
         }
     }
 }

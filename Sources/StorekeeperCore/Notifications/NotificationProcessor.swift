@@ -26,9 +26,12 @@ public final class NotificationProcessor {
     private let store: any KeyValueStore
     private let repository: EntitlementRepository
     private let lease: Duration
+    /// Measures the run's budget on its monotonic clock.
+    private let time: any TimeSource
 
-    public init(store: any KeyValueStore, lease: Duration = NotificationProcessor.defaultLease) {
+    public init(store: any KeyValueStore, lease: Duration = NotificationProcessor.defaultLease, time: any TimeSource) {
         self.store = store
+        self.time = time
         self.repository = EntitlementRepository(store: store)
         self.lease = lease
     }
@@ -38,9 +41,9 @@ public final class NotificationProcessor {
     /// `StoreError` whose `isStoreFault` is set), so the worker exits 75 and retries later.
     public func run(budget: Duration, onFailure: (String, any Error) -> Void = { _, _ in }) throws(StoreError) -> Report {
         var report = Report()
-        let deadline = ContinuousClock.now.advanced(by: budget)
+        let deadline = time.monotonic() + budget
         let deadBefore = try store.deadLetters(in: StoreKeys.notificationQueue).count
-        while ContinuousClock.now < deadline {
+        while time.monotonic() < deadline {
             guard let claimed = try store.claim(from: StoreKeys.notificationQueue, lease: lease) else { break }
             do {
                 let update = try process(claimed)

@@ -11,6 +11,7 @@ import OpenSSLCrypto
 ///
 /// | key | value | expiry | written by |
 /// | --- | --- | --- | --- |
+/// | `storekeeper:layout` | the layout version the store is written in, decimal (`StoreLayout`) | — | the first function to open the store, and layout migrations |
 /// | `appstore:chain:<sha256 of the roots' identity, x5c[0].x5c[1]>` | a proven `x5c` chain: leaf key, validity window (`CachedChain`) | 24 h | signed-data verification |
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
@@ -46,6 +47,9 @@ import OpenSSLCrypto
 /// The notification record and its queue share the hash tag `{notifications}` because they
 /// are written in one atomic step (`setIfAbsentAndEnqueue`).
 public enum StoreKeys {
+    /// The store's layout version (`StoreLayout`).
+    public static let layoutVersion = "storekeeper:layout"
+
     /// The queue of notifications waiting to be applied.
     public static let notificationQueue = "{notifications}"
 

@@ -16,7 +16,7 @@ public final class Reconciler {
     private let repository: EntitlementRepository
     private let lookup: any SubscriptionStatusLookup
     private let verifier: SignedDataVerifier
-    private let clock: any Clock
+    private let clock: any TimeSource
 
     /// Called after each subscriber with (done, total), for a progress line on a terminal.
     public var progress: ((Int, Int) -> Void)?
@@ -31,7 +31,7 @@ public final class Reconciler {
         public var kind: String { "\(from?.rawValue ?? "none")→\(to.rawValue)" }
     }
 
-    public init(store: any KeyValueStore, lookup: any SubscriptionStatusLookup, verifier: SignedDataVerifier, clock: any Clock) {
+    public init(store: any KeyValueStore, lookup: any SubscriptionStatusLookup, verifier: SignedDataVerifier, clock: any TimeSource) {
         self.store = store
         self.repository = EntitlementRepository(store: store)
         self.lookup = lookup

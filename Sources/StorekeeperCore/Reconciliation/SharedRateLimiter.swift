@@ -15,7 +15,7 @@ public struct SharedRateLimiter {
         case wait(Duration)
     }
 
-    struct Bucket: Codable, Equatable {
+    struct Bucket: StoreRecord, Equatable {
         /// Tokens left at `updatedAt` (fractions accumulate between requests).
         var tokens: Double
         /// Milliseconds since 1970.
@@ -51,12 +51,13 @@ public struct SharedRateLimiter {
     public func tryAcquire(now: Date, credit: Double = 0) throws(StoreError) -> Decision {
         let needed = 1 - max(credit, 0)
         let nowMilliseconds = now.millisecondsSince1970
-        for _ in 0..<Self.compareAndSetAttempts {
-            let stored = try store.get(key)
-            var bucket = stored.flatMap { try? JSONDecoder().decode(Bucket.self, from: Data($0.bytes)) }
-                ?? Bucket(tokens: burst, updatedAt: nowMilliseconds, blockedUntil: nil)
+        // A damaged bucket starts over (full); heavy contention waits a little, which is always
+        // safe for a limiter.
+        return try store.update(key, as: Bucket.self, expiresIn: Self.lifetime, attempts: Self.compareAndSetAttempts,
+                                unreadable: .absent, contended: { .wait(.milliseconds(Int64(1000 / requestsPerSecond))) }) { (stored) -> StoreUpdate<Bucket, Decision> in
+            var bucket = stored ?? Bucket(tokens: burst, updatedAt: nowMilliseconds, blockedUntil: nil)
             if let blockedUntil = bucket.blockedUntil, blockedUntil > nowMilliseconds {
-                return .wait(.milliseconds(blockedUntil - nowMilliseconds))
+                return .keep(.wait(.milliseconds(blockedUntil - nowMilliseconds)))
             }
             bucket.blockedUntil = nil
             let elapsed = Double(max(0, nowMilliseconds - bucket.updatedAt)) / 1000
@@ -64,43 +65,40 @@ public struct SharedRateLimiter {
             bucket.updatedAt = max(bucket.updatedAt, nowMilliseconds)
             guard bucket.tokens >= needed else {
                 let missing = (needed - bucket.tokens) / requestsPerSecond
-                return .wait(.milliseconds(Int64((missing * 1000).rounded(.up))))
+                return .keep(.wait(.milliseconds(Int64((missing * 1000).rounded(.up)))))
             }
             bucket.tokens -= 1
-            if try store.compareAndSet(key, Self.encode(bucket), expectedVersion: stored?.version, expiresIn: Self.lifetime) {
-                return .proceed
-            }
+            return .write(bucket, .proceed)
         }
-        // Heavy contention: waiting a little is always safe for a limiter.
-        return .wait(.milliseconds(Int64(1000 / requestsPerSecond)))
     }
 
     /// Apple said "not before `delay` from now": every process holds back until then.
     public func holdBack(for delay: Duration, now: Date) throws(StoreError) {
         let until = now.millisecondsSince1970.saturatingAdding(delay.wholeMilliseconds)
-        for _ in 0..<Self.compareAndSetAttempts {
-            let stored = try store.get(key)
-            var bucket = stored.flatMap { try? JSONDecoder().decode(Bucket.self, from: Data($0.bytes)) }
-                ?? Bucket(tokens: 0, updatedAt: now.millisecondsSince1970, blockedUntil: nil)
-            if let current = bucket.blockedUntil, current >= until { return }
+        // Best effort under heavy contention: the other writers are holding back too.
+        try store.update(key, as: Bucket.self, expiresIn: Self.lifetime, attempts: Self.compareAndSetAttempts,
+                         unreadable: .absent, contended: {}) { (stored) -> StoreUpdate<Bucket, Void> in
+            var bucket = stored ?? Bucket(tokens: 0, updatedAt: now.millisecondsSince1970, blockedUntil: nil)
+            if let current = bucket.blockedUntil, current >= until { return .keep(()) }
             bucket.blockedUntil = until
             // After the pause, requests resume one at a time rather than in a burst (a debt
             // taken on credit is kept: the pause does not pay it off).
             bucket.tokens = min(bucket.tokens, 0)
             bucket.updatedAt = max(bucket.updatedAt, until)
-            if try store.compareAndSet(key, Self.encode(bucket), expectedVersion: stored?.version, expiresIn: Self.lifetime) {
-                return
-            }
+            return .write(bucket, ())
         }
     }
 
     /// An idle bucket is full anyway; the record only has to outlive the longest pause.
     static let lifetime: Duration = .seconds(3600)
 
-    static func encode(_ bucket: Bucket) -> [UInt8] {
-        // Three plain fields: written by hand, it cannot fail.
-        var text = "{\"tokens\":\(bucket.tokens),\"updatedAt\":\(bucket.updatedAt)"
-        if let blockedUntil = bucket.blockedUntil { text += ",\"blockedUntil\":\(blockedUntil)" }
+}
+
+extension SharedRateLimiter.Bucket {
+    func storeBytes() throws(StoreError) -> [UInt8] {
+        // Three plain fields: written by hand, it cannot fail. Read back as JSON.
+        var text = "{\"tokens\":\(tokens),\"updatedAt\":\(updatedAt)"
+        if let blockedUntil { text += ",\"blockedUntil\":\(blockedUntil)" }
         return Array((text + "}").utf8)
     }
 }

@@ -14,9 +14,9 @@ public final class NotificationRecovery {
     private let store: any KeyValueStore
     private let inbox: NotificationInbox
     private let source: any NotificationHistorySource
-    private let clock: any Clock
+    private let clock: any TimeSource
 
-    public init(store: any KeyValueStore, inbox: NotificationInbox, source: any NotificationHistorySource, clock: any Clock) {
+    public init(store: any KeyValueStore, inbox: NotificationInbox, source: any NotificationHistorySource, clock: any TimeSource) {
         self.store = store
         self.inbox = inbox
         self.source = source

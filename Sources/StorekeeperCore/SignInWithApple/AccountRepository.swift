@@ -14,7 +14,7 @@ public struct AccountRepository {
 
     /// The refresh token as kept: sealed with the data key, bound to its user by the
     /// associated data, with the client id it was issued to (a revoke must name the same one).
-    struct StoredRefreshToken: Codable {
+    struct StoredRefreshToken: StoreRecord {
         var clientId: String
         /// base64url of nonce || ciphertext || tag.
         var sealed: String
@@ -23,7 +23,7 @@ public struct AccountRepository {
 
     /// Left behind when an account is deleted: no personal data, only what the books need
     /// to explain the purchases that stay (their appAccountToken).
-    struct DeletionRecord: Codable {
+    struct DeletionRecord: StoreRecord {
         var deletedAt: Int64
         var appAccountToken: String
     }
@@ -44,9 +44,7 @@ public struct AccountRepository {
     }
 
     public func account(userId: String) throws -> AppleAccount? {
-        let key = StoreKeys.account(userId)
-        guard let stored = try store.get(key) else { return nil }
-        return try StoreCoding.decode(AppleAccount.self, stored.bytes, key: key)
+        try store.get(StoreKeys.account(userId), as: AppleAccount.self)
     }
 
     public func userId(sub: String) throws -> String? {
@@ -54,7 +52,7 @@ public struct AccountRepository {
     }
 
     public func save(_ account: AppleAccount) throws {
-        try store.set(StoreKeys.account(account.userId), try StoreCoding.encode(account), expiresIn: nil)
+        try store.set(StoreKeys.account(account.userId), record: account, expiresIn: nil)
     }
 
     /// What `updateEmailSettings` did.
@@ -69,19 +67,14 @@ public struct AccountRepository {
     /// `event_time` wins, whatever order the events arrive in. Written with compare-and-set,
     /// so of two events applied at once the later one's setting stays.
     public func updateEmailSettings(userId: String, eventTime: Int64, _ change: (inout AppleAccount) -> Void) throws -> EmailUpdate {
-        let key = StoreKeys.account(userId)
-        for _ in 0..<8 {
-            guard let stored = try store.get(key) else { return .noAccount }
-            var account = try StoreCoding.decode(AppleAccount.self, stored.bytes, key: key)
-            if account.createdAt > eventTime { return .newer }
-            if let applied = account.emailEventTime, applied >= eventTime { return .newer }
+        try store.update(StoreKeys.account(userId), as: AppleAccount.self, attempts: 8) { (current) throws(StoreError) in
+            guard var account = current else { return .keep(.noAccount) }
+            if account.createdAt > eventTime { return .keep(.newer) }
+            if let applied = account.emailEventTime, applied >= eventTime { return .keep(.newer) }
             change(&account)
             account.emailEventTime = eventTime
-            if try store.compareAndSet(key, try StoreCoding.encode(account), expectedVersion: stored.version, expiresIn: nil) {
-                return .applied
-            }
+            return .write(account, .applied)
         }
-        throw StoreError(.unavailable, "the account at \(key) kept changing while an email event was applied; try again")
     }
 
     /// The user for this `sub`, created when new: a fresh user id and appAccountToken, the
@@ -122,15 +115,14 @@ public struct AccountRepository {
         guard let dataKey else { throw StoreError(.failed, "no data key to seal refresh tokens with") }
         let sealed = try dataKey.seal(Array(token.utf8), authenticating: Self.associatedData(userId))
         let record = StoredRefreshToken(clientId: clientId, sealed: Base64URL.encode(sealed), storedAt: now.millisecondsSince1970)
-        try store.set(StoreKeys.appleRefreshToken(userId), try StoreCoding.encode(record), expiresIn: nil)
+        try store.set(StoreKeys.appleRefreshToken(userId), record: record, expiresIn: nil)
     }
 
     /// The refresh token in clear, with its client id; nil when none is kept.
     public func refreshToken(userId: String) throws -> (token: String, clientId: String)? {
         let key = StoreKeys.appleRefreshToken(userId)
-        guard let stored = try store.get(key) else { return nil }
+        guard let record = try store.get(key, as: StoredRefreshToken.self) else { return nil }
         guard let dataKey else { throw StoreError(.failed, "no data key to open refresh tokens with") }
-        let record = try StoreCoding.decode(StoredRefreshToken.self, stored.bytes, key: key)
         guard let box = Base64URL.decode(record.sealed) else { throw StoreError(.failed, "the record at \(key) does not decode") }
         let clear = try dataKey.open(box, authenticating: Self.associatedData(userId))
         return (String(decoding: clear, as: UTF8.self), record.clientId)
@@ -152,7 +144,7 @@ public struct AccountRepository {
         let key = StoreKeys.appleRefreshToken(userId)
         guard let stored = try store.get(key) else { return .none }
         guard let dataKey else { throw StoreError(.failed, "no data key to open refresh tokens with") }
-        guard let record = try? StoreCoding.decode(StoredRefreshToken.self, stored.bytes, key: key),
+        guard let record = try? StoredRefreshToken(storeBytes: stored.bytes),
               let box = Base64URL.decode(record.sealed),
               let clear = try? dataKey.open(box, authenticating: Self.associatedData(userId)) else { return .unreadable }
         return .token(String(decoding: clear, as: UTF8.self), clientId: record.clientId)
@@ -170,7 +162,7 @@ public struct AccountRepository {
     public func deleteRefreshToken(userId: String, storedAtOrBefore time: Int64) throws -> Bool {
         let key = StoreKeys.appleRefreshToken(userId)
         guard let stored = try store.get(key) else { return false }
-        if let record = try? StoreCoding.decode(StoredRefreshToken.self, stored.bytes, key: key), record.storedAt > time {
+        if let record = try? StoredRefreshToken(storeBytes: stored.bytes), record.storedAt > time {
             return false
         }
         return try store.delete(key)
@@ -200,7 +192,7 @@ public struct AccountRepository {
         try store.delete(StoreKeys.appleRefreshCheck(userId))
         if let account {
             try store.set(StoreKeys.accountDeletion(userId),
-                          try StoreCoding.encode(DeletionRecord(deletedAt: now.millisecondsSince1970, appAccountToken: account.appAccountToken)),
+                          record: DeletionRecord(deletedAt: now.millisecondsSince1970, appAccountToken: account.appAccountToken),
                           expiresIn: nil)
         }
         let accountDeleted = try store.delete(StoreKeys.account(userId))

@@ -1,9 +1,11 @@
+import FoundationEssentials
+
 /// A user who signed in with Apple, as kept in the store (`user:<userId>:account`).
 ///
 /// Everything personal lives in this one record (email, name), so deleting an account
 /// deletes it whole; what must outlive the account (purchases, the appAccountToken mapping)
 /// lives under other keys.
-public struct AppleAccount: Codable, Sendable, Equatable {
+public struct AppleAccount: StoreRecord, Sendable, Equatable {
     public var userId: String
     /// Apple's stable user id for this team (`sub`).
     public var sub: String
@@ -49,7 +51,7 @@ public struct FirstLoginName: Sendable, Equatable {
 
     /// Parses the web callback's `user` field; nil when it holds no name.
     public static func parsingUserField(_ json: String) -> FirstLoginName? {
-        guard let value = try? JSONDecoderFactory.decode(JSONValue.self, Array(json.utf8)),
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)),
               let name = value["name"] else { return nil }
         let parsed = FirstLoginName(givenName: name["firstName"]?.stringValue, familyName: name["lastName"]?.stringValue)
         return parsed.givenName == nil && parsed.familyName == nil ? nil : parsed

@@ -14,7 +14,7 @@ import OpenSSLCrypto
 public struct AuthorizationStateRepository {
     public static let lifetime: Duration = .seconds(600)
 
-    public struct Pending: Codable, Sendable, Equatable {
+    public struct Pending: StoreRecord, Sendable, Equatable {
         public var nonce: String
         public var createdAt: Int64
         /// SHA-256 (hex) of the pre-authorization cookie's value. Nil in a state written
@@ -47,7 +47,7 @@ public struct AuthorizationStateRepository {
         let nonce = RandomToken.hex256()
         let browserSecret = RandomToken.hex256()
         let pending = Pending(nonce: nonce, createdAt: now.millisecondsSince1970, browserBinding: Self.digest(browserSecret))
-        try store.set(StoreKeys.authorizationState(state), try StoreCoding.encode(pending), expiresIn: Self.lifetime)
+        try store.set(StoreKeys.authorizationState(state), record: pending, expiresIn: Self.lifetime)
         return (state, nonce, browserSecret)
     }
 
@@ -57,8 +57,7 @@ public struct AuthorizationStateRepository {
     public func consume(_ state: String, browserSecret: String?) throws -> Consumed {
         guard Self.isState(state) else { return .unknown }
         let key = StoreKeys.authorizationState(state)
-        guard let stored = try store.get(key) else { return .unknown }
-        let pending = try StoreCoding.decode(Pending.self, stored.bytes, key: key)
+        guard let pending = try store.get(key, as: Pending.self) else { return .unknown }
         guard let browserSecret, let binding = pending.browserBinding,
               ConstantTime.equals(Self.digest(browserSecret), binding) else { return .otherBrowser }
         guard try store.delete(key) else { return .unknown }

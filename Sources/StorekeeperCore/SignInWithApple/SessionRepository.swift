@@ -6,7 +6,7 @@ import OpenSSLCrypto
 public struct SessionRepository {
     public static let lifetime: Duration = .seconds(30 * 24 * 3600)
 
-    public struct Session: Codable, Sendable, Equatable {
+    public struct Session: StoreRecord, Sendable, Equatable {
         public var userId: String
         public var createdAt: Int64
         public var expiresAt: Int64
@@ -24,16 +24,14 @@ public struct SessionRepository {
         let digest = Self.digest(id)
         let expiresAt = now.millisecondsSince1970.saturatingAdding(Self.lifetime.wholeMilliseconds)
         let session = Session(userId: userId, createdAt: now.millisecondsSince1970, expiresAt: expiresAt)
-        try store.set(StoreKeys.session(digest: digest), try StoreCoding.encode(session), expiresIn: Self.lifetime)
+        try store.set(StoreKeys.session(digest: digest), record: session, expiresIn: Self.lifetime)
         try store.addToSet(StoreKeys.userSessions(userId), digest)
         return (id, Date(millisecondsSince1970: expiresAt))
     }
 
     /// The session with this id, if it exists and has not ended.
     public func session(id: String, now: Date) throws -> Session? {
-        let key = StoreKeys.session(digest: Self.digest(id))
-        guard let stored = try store.get(key) else { return nil }
-        let session = try StoreCoding.decode(Session.self, stored.bytes, key: key)
+        guard let session = try store.get(StoreKeys.session(digest: Self.digest(id)), as: Session.self) else { return nil }
         return session.expiresAt > now.millisecondsSince1970 ? session : nil
     }
 
@@ -55,7 +53,7 @@ public struct SessionRepository {
         for digest in try store.setMembers(StoreKeys.userSessions(userId)) {
             let key = StoreKeys.session(digest: digest)
             if let stored = try store.get(key) {
-                if let session = try? StoreCoding.decode(Session.self, stored.bytes, key: key), session.createdAt > time { continue }
+                if let session = try? Session(storeBytes: stored.bytes), session.createdAt > time { continue }
                 if try store.delete(key) { ended += 1 }
             }
             try store.removeFromSet(StoreKeys.userSessions(userId), digest)

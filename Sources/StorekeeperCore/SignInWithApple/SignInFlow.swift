@@ -27,22 +27,22 @@ public struct SignInFlow {
     private let clientSecret: ClientSecret
     private let accounts: AccountRepository
     private let sessions: SessionRepository
-    /// Dates the client secret. Apple checks its iat/exp against the real time, so it is the
-    /// wall clock even when the function's clock is pinned (STOREKEEPER_NOW).
-    private let secretClock: any Clock
+    /// Dates the client secret by its real wall time: Apple checks its iat/exp against its own
+    /// clock, even when decisions are pinned (STOREKEEPER_NOW).
+    private let time: any TimeSource
 
     public init(verifier: IdentityTokenVerifier, client: AppleIDClient, clientSecret: ClientSecret,
-                accounts: AccountRepository, sessions: SessionRepository, secretClock: any Clock = SystemClock()) {
+                accounts: AccountRepository, sessions: SessionRepository, time: any TimeSource = SystemTime()) {
         self.verifier = verifier
         self.client = client
         self.clientSecret = clientSecret
         self.accounts = accounts
         self.sessions = sessions
-        self.secretClock = secretClock
+        self.time = time
     }
 
     private func secret(for clientId: String) throws -> String {
-        try clientSecret.make(clientId: clientId, now: secretClock.now())
+        try clientSecret.make(clientId: clientId, now: time.realNow())
     }
 
     /// The web flow: `code` from Apple's form_post, exchanged as the web Services ID with the

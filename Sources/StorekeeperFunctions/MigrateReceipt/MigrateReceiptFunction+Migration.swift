@@ -76,7 +76,7 @@ extension MigrateReceiptFunction {
         // session is anybody who signed in with Apple, and one budget is simpler to reason about.
         let gate = MigrationRateLimitGate(limiter: SharedRateLimiter(
             store: try context.adapters.store(), key: StoreKeys.receiptMigrationRateLimit, requestsPerSecond: requestsPerSecond),
-            log: context.log)
+            time: context.clock, log: context.log)
         let client = try api.makeClient(context: context, gate: gate)
         let migrator = AppStoreReceiptMigrator(
             client: client, verifier: verification.makeVerifier(adapters: context.adapters, log: context.log),

@@ -14,10 +14,10 @@ import StorekeeperCore
 /// The next request waits the debt off. Apple's own `Retry-After` holds every process back,
 /// as reconcile's gate does.
 ///
-/// Time here is the wall clock, always, as in `SharedRateLimitGate`.
+/// The bucket reads the real wall time, never pinned, as in `SharedRateLimitGate`.
 final class MigrationRateLimitGate: AppStoreAPIRequestGate {
     private let limiter: SharedRateLimiter
-    private let wallClock = SystemClock()
+    private let time: any TimeSource
     private var sent = 0
 
     /// The refusal of a call because the bucket is empty; `retryAfter` says for how long.
@@ -28,15 +28,16 @@ final class MigrationRateLimitGate: AppStoreAPIRequestGate {
 
     private let log: Logger?
 
-    init(limiter: SharedRateLimiter, log: Logger? = nil) {
+    init(limiter: SharedRateLimiter, time: any TimeSource, log: Logger? = nil) {
         self.limiter = limiter
+        self.time = time
         self.log = log
     }
 
     func willSend(_ attempt: AppStoreAPIAttempt) throws(AppStoreAPIError) {
         let decision: SharedRateLimiter.Decision
         do {
-            decision = try limiter.tryAcquire(now: wallClock.now(), credit: sent == 0 ? 0 : Self.credit)
+            decision = try limiter.tryAcquire(now: time.realNow(), credit: sent == 0 ? 0 : Self.credit)
         } catch {
             // Our store's outage, not the caller's fault nor Apple's: 503 like every store fault.
             throw SharedRateLimitGate.storeFailure(error, log: log)
@@ -53,6 +54,6 @@ final class MigrationRateLimitGate: AppStoreAPIRequestGate {
 
     func didReceiveRetryAfter(_ delay: Duration, for attempt: AppStoreAPIAttempt) {
         // Best effort: if the store cannot take it, this process still waits (the client does).
-        try? limiter.holdBack(for: delay, now: wallClock.now())
+        try? limiter.holdBack(for: delay, now: time.realNow())
     }
 }

@@ -76,7 +76,7 @@ public final class ProcessNotificationsFunction: TypedFunction {
         guard seconds > 0, seconds <= 3600 else {
             throw FunctionError.badInput(code: .invalidRequest, message: "budgetSeconds must be between 0 and 3600")
         }
-        let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease)
+        let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease, time: context.clock)
         let log = context.log
         let report = try processor.run(budget: .milliseconds(Int64(seconds * 1000))) { id, error in
             log.warning("notification failed", ["notificationUUID": id, "error": String(describing: error)])

@@ -104,20 +104,20 @@ public final class ReconcileFunction: TypedFunction {
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
         let selection = try request.reconciliationSelection()
-        let timing = SystemRetryTiming()
-        let deadline = try ResumableRun.deadline(budgetSeconds: request.budgetSeconds, default: defaultBudget, timing: timing)
+        let time = context.clock
+        let deadline = try ResumableRun.deadline(budgetSeconds: request.budgetSeconds, default: defaultBudget, time: time)
         let store = try context.adapters.store()
         let gate = SharedRateLimitGate(
             limiter: SharedRateLimiter(store: store, requestsPerSecond: requestsPerSecond),
-            timing: timing, deadline: deadline, log: context.log)
-        let reconciler = try makeReconciler(store: store, client: run.settings.makeClient(context: context, timing: timing, gate: gate))
-        let progress = TerminalProgress(label: "reconcile")
+            time: time, deadline: deadline, log: context.log)
+        let reconciler = try makeReconciler(store: store, client: run.settings.makeClient(context: context, gate: gate))
+        let progress = TerminalProgress(label: "reconcile", time: time)
         reconciler.progress = { progress.update(done: $0, total: $1) }
 
         var report: ReconciliationReport
         do {
             defer { progress.finish() }
-            report = try reconciler.run(selection, restart: request.restart ?? false) { timing.now() >= deadline }
+            report = try reconciler.run(selection, restart: request.restart ?? false) { time.monotonic() >= deadline }
         } catch let failure as SubscriptionStatusLookupFailure {
             context.log.error("Apple refused the API key; reconciliation stopped", ["code": failure.code])
             throw FunctionError.configuration("Apple refused the API key (\(failure.code)): check APPSTORE_KEY_ID, APPSTORE_ISSUER_ID, APPSTORE_PRIVATE_KEY and APPSTORE_BUNDLE_ID")

@@ -17,14 +17,14 @@ struct ResumableRun {
         self.verification = verification
     }
 
-    /// When the run stops, on `timing`'s clock: after the request's `budgetSeconds`, or after
-    /// the function's default; at most a day.
+    /// When the run stops, on `time`'s monotonic clock: after the request's `budgetSeconds`,
+    /// or after the function's default; at most a day.
     static func deadline(budgetSeconds: Double?, default defaultBudget: Double,
-                         timing: any AppStoreAPIRetryTiming) throws -> Duration {
+                         time: any TimeSource) throws -> Duration {
         let seconds = budgetSeconds ?? defaultBudget
         guard seconds > 0, seconds <= 86_400 else {
             throw FunctionError.badInput(message: "budgetSeconds must be between 0 and 86400")
         }
-        return timing.now() + .milliseconds(Int64(seconds * 1000))
+        return time.monotonic() + .milliseconds(Int64(seconds * 1000))
     }
 }

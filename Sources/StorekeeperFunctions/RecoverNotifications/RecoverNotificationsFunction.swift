@@ -101,17 +101,17 @@ public final class RecoverNotificationsFunction: TypedFunction {
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
         let window = try request.window(now: context.clock.now().millisecondsSince1970)
-        let timing = SystemRetryTiming()
-        let deadline = try ResumableRun.deadline(budgetSeconds: request.budgetSeconds, default: defaultBudget, timing: timing)
+        let time = context.clock
+        let deadline = try ResumableRun.deadline(budgetSeconds: request.budgetSeconds, default: defaultBudget, time: time)
         let environment = try AppStoreAPISettings.environment(request.environment)
         let asked = request.query(window, environment: environment)
         let store = try context.adapters.store()
-        let client = try run.settings.makeClient(context: context, timing: timing)
+        let client = try run.settings.makeClient(context: context)
         let recovery = NotificationRecovery(
             store: store, inbox: run.verification.makeNotificationInbox(adapters: context.adapters),
             source: APINotificationHistory(client: client, environment: environment), clock: context.clock)
         do {
-            let report = try recovery.run(asked.query, cursorName: asked.cursorName, restart: request.restart ?? false) { timing.now() >= deadline }
+            let report = try recovery.run(asked.query, cursorName: asked.cursorName, restart: request.restart ?? false) { time.monotonic() >= deadline }
             log(report)
             return Reply(Response(report: report, explanations: report.explanations))
         } catch let error as RecoveryError {

@@ -88,13 +88,12 @@ extension AppStoreAPIError {
 /// every process draws from; on every Retry-After, hold every process back. Waits past the
 /// run's deadline are refused with a retryable error instead of sleeping through the budget.
 ///
-/// Time here is the wall clock, always: requests are paced in real seconds even when the
-/// function's clock is pinned (STOREKEEPER_NOW) for verification.
+/// The bucket reads the real wall time, which STOREKEEPER_NOW never pins: requests are paced
+/// in real seconds even when decisions are pinned for verification.
 final class SharedRateLimitGate: AppStoreAPIRequestGate {
     private let limiter: SharedRateLimiter
-    private let timing: any AppStoreAPIRetryTiming
+    private let time: any TimeSource
     private let deadline: Duration
-    private let wallClock = SystemClock()
     private(set) var waits = 0
     /// The refusal of a wait past the budget: the run is out of time, Apple is not down.
     static let pastBudgetCode = AppStoreAPIError.OwnCode.rateLimitWaitPastBudget.rawValue
@@ -103,10 +102,10 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
 
     private let log: Logger?
 
-    /// `deadline` is on `timing`'s monotonic clock.
-    init(limiter: SharedRateLimiter, timing: any AppStoreAPIRetryTiming, deadline: Duration, log: Logger? = nil) {
+    /// `deadline` is on `time`'s monotonic clock.
+    init(limiter: SharedRateLimiter, time: any TimeSource, deadline: Duration, log: Logger? = nil) {
         self.limiter = limiter
-        self.timing = timing
+        self.time = time
         self.deadline = deadline
         self.log = log
     }
@@ -123,22 +122,22 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
         while true {
             let decision: SharedRateLimiter.Decision
             do {
-                decision = try limiter.tryAcquire(now: wallClock.now())
+                decision = try limiter.tryAcquire(now: time.realNow())
             } catch {
                 throw Self.storeFailure(error, log: log)
             }
             guard case .wait(let delay) = decision else { return }
-            guard timing.now() + delay < deadline else {
+            guard time.monotonic() + delay < deadline else {
                 throw AppStoreAPIError(kind: .deadlineExceeded, code: Self.pastBudgetCode,
                                        reason: "the shared rate limit would wait past this run's time budget", isRetryable: true)
             }
             waits += 1
-            timing.sleep(for: delay)
+            time.sleep(for: delay)
         }
     }
 
     func didReceiveRetryAfter(_ delay: Duration, for attempt: AppStoreAPIAttempt) {
         // Best effort: if the store cannot take it, this process still waits (the client does).
-        try? limiter.holdBack(for: delay, now: wallClock.now())
+        try? limiter.holdBack(for: delay, now: time.realNow())
     }
 }

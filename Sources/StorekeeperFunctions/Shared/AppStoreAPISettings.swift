@@ -78,12 +78,10 @@ struct AppStoreAPISettings {
         verification = environment.optional("APPSTORE_ROOT_CERTS") == nil ? nil : try AppStoreSettings(environment: environment)
     }
 
-    func makeClient(context: FunctionContext, timing: any AppStoreAPIRetryTiming = SystemRetryTiming(),
-                    gate: any AppStoreAPIRequestGate = OpenRequestGate()) throws -> AppStoreServerAPIClient {
-        // The request token is dated by the wall clock, always: Apple checks it against its own
-        // time, even when the function's clock is pinned (STOREKEEPER_NOW) for verification.
+    func makeClient(context: FunctionContext, gate: any AppStoreAPIRequestGate = OpenRequestGate()) throws -> AppStoreServerAPIClient {
+        // The client dates its tokens by the real wall time, which STOREKEEPER_NOW never pins.
         AppStoreServerAPIClient(credentials: credentials, http: try context.adapters.http(), baseURLs: baseURLs,
-                                clock: SystemClock(), retryPolicy: retryPolicy, timing: timing, gate: gate)
+                                time: context.clock, retryPolicy: retryPolicy, gate: gate)
     }
 
     /// Lookups by transaction id ask the sandbox when production does not know the id.

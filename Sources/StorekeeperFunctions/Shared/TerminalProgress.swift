@@ -1,4 +1,5 @@
 import FoundationEssentials
+import StorekeeperCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,19 +10,21 @@ import Darwin
 /// is a terminal (under cron or a web server it is a log, and gets JSON lines only).
 struct TerminalProgress {
     let label: String
-    private let started: ContinuousClock.Instant
+    private let time: any TimeSource
+    private let started: Duration
     private let enabled: Bool
 
-    init(label: String) {
+    init(label: String, time: any TimeSource) {
         self.label = label
-        started = .now
+        self.time = time
+        started = time.monotonic()
         enabled = isatty(STDERR_FILENO) == 1
     }
 
     /// "reconcile: 120/400, 2.0/s, about 2 min 20 s left".
     func update(done: Int, total: Int) {
         guard enabled else { return }
-        let elapsed = Double((ContinuousClock.now - started).wholeMilliseconds) / 1000
+        let elapsed = Double((time.monotonic() - started).wholeMilliseconds) / 1000
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         var line = "\r\(label): \(done)/\(total)"
         if rate > 0 {

@@ -4,7 +4,8 @@ import StorekeeperCore
 /// its status until Apple reports a send attempt or the time is up.
 struct TestNotificationDelivery {
     let client: AppStoreServerAPIClient
-    let timing: any AppStoreAPIRetryTiming
+    /// Paces the polls on its monotonic clock.
+    let time: any TimeSource
     let environment: AppStoreAPIEnvironment
 
     /// Asks Apple to send one; its token names it in the polls.
@@ -25,14 +26,14 @@ struct TestNotificationDelivery {
     /// Polls the status until Apple reports an attempt, or until one more interval would pass
     /// the timeout.
     func waitForReport(token: String, interval: Duration, timeout: Duration) throws(AppStoreAPIError) -> Report {
-        let started = timing.now()
+        let started = time.monotonic()
         var report = Report(status: nil, polls: 0)
         while true {
             report.polls += 1
             report.status = try poll(token: token)
             if let attempts = report.status?.sendAttempts, !attempts.isEmpty { break }
-            if timing.now() - started + interval > timeout { break }
-            timing.sleep(for: interval)
+            if time.monotonic() - started + interval > timeout { break }
+            time.sleep(for: interval)
         }
         return report
     }

@@ -68,12 +68,10 @@ public final class TestNotificationFunction: TypedFunction {
 
     private let settings: AppStoreAPISettings
     private let context: FunctionContext
-    private let timing: any AppStoreAPIRetryTiming
 
     public init(context: FunctionContext) throws {
         settings = try AppStoreAPISettings(environment: context.environment)
         self.context = context
-        timing = SystemRetryTiming()
     }
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
@@ -91,8 +89,8 @@ public final class TestNotificationFunction: TypedFunction {
             throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots")
         }
 
-        let delivery = TestNotificationDelivery(client: try settings.makeClient(context: context, timing: timing),
-                                                timing: timing, environment: environment)
+        let delivery = TestNotificationDelivery(client: try settings.makeClient(context: context),
+                                                time: context.clock, environment: environment)
         let token: String
         let report: TestNotificationDelivery.Report
         do throws(AppStoreAPIError) {

@@ -348,16 +348,16 @@ import TestSupport
     @Test func aTokenAppleWouldRefuseIsUnauthorizedAndNotRetried() throws {
         let fake = try FakeAppStore.start()
         defer { fake.stop() }
-        let cases: [(AppStoreAPICredentials, any StorekeeperCore.Clock, String)] = [
-            (FakeAppStoreClient.credentials(key: try ECPrivateKey.generateP256()), SystemClock(), "bad signature"),
-            (FakeAppStoreClient.credentials(bundleId: "com.example.other"), SystemClock(), "wrong bid"),
-            (FakeAppStoreClient.credentials(keyId: "OTHERKEY99"), SystemClock(), "unknown kid"),
-            (FakeAppStoreClient.credentials(issuerId: "00000000-0000-0000-0000-000000000000"), SystemClock(), "wrong iss"),
-            (FakeAppStoreClient.credentials(), FixedClock(Date().addingTimeInterval(-7200)), "expired"),
+        let cases: [(AppStoreAPICredentials, RecordedWaits, String)] = [
+            (FakeAppStoreClient.credentials(key: try ECPrivateKey.generateP256()), RecordedWaits(), "bad signature"),
+            (FakeAppStoreClient.credentials(bundleId: "com.example.other"), RecordedWaits(), "wrong bid"),
+            (FakeAppStoreClient.credentials(keyId: "OTHERKEY99"), RecordedWaits(), "unknown kid"),
+            (FakeAppStoreClient.credentials(issuerId: "00000000-0000-0000-0000-000000000000"), RecordedWaits(), "wrong iss"),
+            (FakeAppStoreClient.credentials(), RecordedWaits(wallOffset: -7200), "expired"),
         ]
-        for (credentials, clock, reason) in cases {
+        for (credentials, time, reason) in cases {
             try fake.clearLog()
-            let client = try FakeAppStoreClient.make(fake, credentials: credentials, clock: clock)
+            let client = try FakeAppStoreClient.make(fake, credentials: credentials, timing: time)
             let error = Self.apiError { _ = try client.getTransactionInfo(transactionId: "1000000001") }
             #expect(error?.kind == .unauthorized, "\(reason)")
             #expect(error?.code == "api_token_refused")

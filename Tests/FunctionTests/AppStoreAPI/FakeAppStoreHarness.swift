@@ -4,21 +4,31 @@ import OpenSSLCrypto
 import StorekeeperCore
 import TestSupport
 
-/// Retry timing for tests: records every wait instead of sleeping, and moves a virtual clock
-/// by the waits (plus the real time the attempts took), so backoff bounds are checked exactly.
-final class RecordedWaits: AppStoreAPIRetryTiming, @unchecked Sendable {
+/// Time for tests of retries: records every wait instead of sleeping, and moves a virtual
+/// monotonic clock by the waits (plus the real time the attempts took), so backoff bounds are
+/// checked exactly. The wall time is the system's, shifted by `wallOffset` (a token dated in
+/// the past).
+final class RecordedWaits: TimeSource, @unchecked Sendable {
     private let lock = NSLock()
     private var recorded: [Duration] = []
     private var slept: Duration = .zero
-    private let start = ContinuousClock.now
+    private let system = SystemTime()
+    private let start: Duration
+    private let wallOffset: TimeInterval
+    /// The backoff's jitter.
     let unit: Double
 
-    init(unit: Double = 0.5) { self.unit = unit }
+    init(unit: Double = 0.5, wallOffset: TimeInterval = 0) {
+        self.unit = unit
+        self.wallOffset = wallOffset
+        start = system.monotonic()
+    }
 
     var waits: [Duration] { lock.withLock { recorded } }
-    func now() -> Duration { lock.withLock { (ContinuousClock.now - start) + slept } }
+    func now() -> Date { system.now().addingTimeInterval(wallOffset) }
+    func realNow() -> Date { system.realNow().addingTimeInterval(wallOffset) }
+    func monotonic() -> Duration { lock.withLock { (system.monotonic() - start) + slept } }
     func sleep(for duration: Duration) { lock.withLock { recorded.append(duration); slept += duration } }
-    func randomUnit() -> Double { unit }
 }
 
 /// A client of the fake App Store, with the test API key unless told otherwise.
@@ -36,11 +46,11 @@ enum FakeAppStoreClient {
     }
 
     static func make(_ fake: FakeAppStore, credentials: AppStoreAPICredentials = credentials(),
-                     clock: any StorekeeperCore.Clock = SystemClock(), timing: RecordedWaits = RecordedWaits(),
+                     timing: RecordedWaits = RecordedWaits(),
                      policy: AppStoreAPIRetryPolicy = .default,
                      gate: any AppStoreAPIRequestGate = OpenRequestGate()) throws -> AppStoreServerAPIClient {
         AppStoreServerAPIClient(credentials: credentials, http: try CurlHTTPClient(), baseURLs: .overridden(fake.baseURL),
-                                clock: clock, retryPolicy: policy, timing: timing, gate: gate)
+                                time: timing, retryPolicy: policy, randomUnit: { timing.unit }, gate: gate)
     }
 
     /// The test PKI's verifier, accepting both environments.

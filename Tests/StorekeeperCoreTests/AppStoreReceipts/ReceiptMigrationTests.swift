@@ -36,7 +36,7 @@ import Testing
 
     static func migrator(_ http: ScriptedHTTPClient, store: MemoryStore) throws -> AppStoreReceiptMigrator {
         AppStoreReceiptMigrator(client: AppStoreServerAPIClientTests.client(http), verifier: try TestPKI.verifier(),
-                                store: store, clock: FixedClock(TestPKI.fixedTime), sandboxFallback: false)
+                                store: store, clock: SystemTime(pinnedAt: TestPKI.fixedTime), sandboxFallback: false)
     }
 
     @Test func theTokenIsSetWhereMissingTheAnswersAppliedAndLinkedAndARerunChangesNothing() throws {
@@ -99,7 +99,7 @@ import Testing
 
     @Test func anAnonymousRerunWithinADayIsAnsweredFromTheStore() throws {
         let store = MemoryStore()
-        let clock = FixedClock(TestPKI.fixedTime)
+        let clock = SystemTime(pinnedAt: TestPKI.fixedTime)
         let asked = ScriptedHTTPClient([Self.history([try Self.signedTransaction()]), try Self.statuses()])
         let first = try ReceiptMigration(migrator: try Self.migrator(asked, store: store), store: store, clock: clock)
             .run(try Self.receipt(), receiptData: "", environment: "Production", account: ReceiptMigrationAccount(), anonymous: true)
@@ -126,7 +126,7 @@ import Testing
         let legacy = VerifyReceiptClient(http: { legacyHTTP }, sharedSecret: "secret")
         let apple = ScriptedHTTPClient([Self.history([try Self.signedTransaction()]), try Self.statuses()])
         let result = try ReceiptMigration(migrator: try Self.migrator(apple, store: store), store: store,
-                                          clock: FixedClock(TestPKI.fixedTime), legacy: legacy)
+                                          clock: SystemTime(pinnedAt: TestPKI.fixedTime), legacy: legacy)
             .run(try Self.receipt(), receiptData: "MIIT", environment: "Production", account: ReceiptMigrationAccount(), anonymous: false)
 
         #expect(result.legacy?.subscriptions.map(\.state) == [.expired])

@@ -31,17 +31,28 @@ final class ScriptedHTTPClient: HTTPClient, @unchecked Sendable {
     }
 }
 
-/// Timing that records every wait and moves a virtual clock instead of sleeping.
-final class RecordingTiming: AppStoreAPIRetryTiming {
+/// Time that records every wait and moves a virtual monotonic clock instead of sleeping; the
+/// wall time stands still at `wall`. One test, one thread: hence unchecked.
+final class RecordingTiming: TimeSource, @unchecked Sendable {
     private(set) var waits: [Duration] = []
     private var elapsed: Duration = .zero
+    let wall: Date
+    /// What `now()` answers: decisions pinned elsewhere than the wall time.
+    let decisions: Date
+    /// The backoff's jitter.
     let unit: Double
     /// Time each attempt is pretended to take.
     var attemptCost: Duration = .zero
 
-    init(unit: Double = 0.5) { self.unit = unit }
+    init(unit: Double = 0.5, wall: Date = AppStoreServerAPIClientTests.now, decisions: Date? = nil) {
+        self.unit = unit
+        self.wall = wall
+        self.decisions = decisions ?? wall
+    }
 
-    func now() -> Duration {
+    func now() -> Date { decisions }
+    func realNow() -> Date { wall }
+    func monotonic() -> Duration {
         elapsed += attemptCost / 2
         return elapsed
     }
@@ -49,7 +60,6 @@ final class RecordingTiming: AppStoreAPIRetryTiming {
         waits.append(duration)
         elapsed += duration
     }
-    func randomUnit() -> Double { unit }
 }
 
 final class RecordingGate: AppStoreAPIRequestGate {
@@ -78,8 +88,8 @@ final class RecordingGate: AppStoreAPIRequestGate {
                        gate: any AppStoreAPIRequestGate = OpenRequestGate(),
                        policy: AppStoreAPIRetryPolicy = .default) -> AppStoreServerAPIClient {
         AppStoreServerAPIClient(credentials: credentials, http: http,
-                                baseURLs: .overridden("http://127.0.0.1:9"), clock: FixedClock(now),
-                                retryPolicy: policy, timing: timing, gate: gate)
+                                baseURLs: .overridden("http://127.0.0.1:9"), time: timing,
+                                retryPolicy: policy, randomUnit: { timing.unit }, gate: gate)
     }
 
     static let notFound = #"{"errorCode": 4040010, "errorMessage": "Transaction id not found."}"#
@@ -103,6 +113,16 @@ final class RecordingGate: AppStoreAPIRequestGate {
         let token = try AppStoreAPIToken.make(credentials: Self.credentials, issuedAt: Self.now, lifetime: .seconds(86_400))
         let claims = try JSONDecoder().decode(AppStoreAPIToken.Claims.self, from: Data(CompactJWS(parsing: token).payload))
         #expect(claims.exp - claims.iat == 3600)
+    }
+
+    @Test func tokensAreDatedByTheRealWallTimeNotByPinnedDecisions() throws {
+        let http = ScriptedHTTPClient([.answer(200, [], #"{"signedTransactionInfo":"x"}"#)])
+        let pinned = RecordingTiming(decisions: Date(timeIntervalSince1970: 1_000_000_000))
+        _ = try Self.client(http, timing: pinned).getTransactionInfo(transactionId: "1000")
+        let authorization = http.requests.first?.headers.first { $0.0 == "Authorization" }?.1 ?? ""
+        let token = try CompactJWS(parsing: String(authorization.dropFirst("Bearer ".count)))
+        let claims = try JSONDecoder().decode(AppStoreAPIToken.Claims.self, from: Data(token.payload))
+        #expect(claims.iat == Int64(Self.now.timeIntervalSince1970))
     }
 
     @Test func historyQueryRepeatsListsAndKeepsTheRevision() throws {

@@ -78,7 +78,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 enum FuzzFixtures {
     /// 2026-06-01T00:00:00Z, the test PKI's fixed validation time (Tests/Fixtures/pki/README.md).
     static let now = Date(timeIntervalSince1970: 1_780_272_000)
-    static let clock = FixedClock(now)
+    static let clock = SystemTime(pinnedAt: now)
     static let bundleId = "com.example.storekeeper"
     static let appAppleId: Int64 = 1_234_567_890
     static let adminToken = "fuzz-admin-token"

@@ -20,7 +20,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     private let client: AppStoreServerAPIClient
     private let verifier: SignedDataVerifier
     private let repository: EntitlementRepository
-    private let clock: any Clock
+    private let clock: any TimeSource
     private let sandboxFallback: Bool
 
     /// Called when Apple's signed answer about an id is refused (it is not applied): it fails
@@ -34,7 +34,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     public static let invalidTransaction = "INVALID_TRANSACTION"
 
     public init(client: AppStoreServerAPIClient, verifier: SignedDataVerifier, store: any KeyValueStore,
-                clock: any Clock, sandboxFallback: Bool) {
+                clock: any TimeSource, sandboxFallback: Bool) {
         self.client = client
         self.verifier = verifier
         self.repository = EntitlementRepository(store: store)

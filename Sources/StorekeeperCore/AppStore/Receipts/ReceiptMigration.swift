@@ -25,11 +25,11 @@ public struct ReceiptMigration {
 
     private let migrator: any ReceiptMigrator
     private let store: any KeyValueStore
-    private let clock: any Clock
+    private let clock: any TimeSource
     private let legacy: VerifyReceiptClient?
 
     /// `legacy` is the verifyReceipt client when the request asks for the legacy track.
-    public init(migrator: any ReceiptMigrator, store: any KeyValueStore, clock: any Clock, legacy: VerifyReceiptClient? = nil) {
+    public init(migrator: any ReceiptMigrator, store: any KeyValueStore, clock: any TimeSource, legacy: VerifyReceiptClient? = nil) {
         self.migrator = migrator
         self.store = store
         self.clock = clock

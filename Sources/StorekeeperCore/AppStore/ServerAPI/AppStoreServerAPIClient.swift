@@ -16,24 +16,27 @@ public final class AppStoreServerAPIClient {
     public let retryPolicy: AppStoreAPIRetryPolicy
     public let tokenLifetime: Duration
     private let http: any HTTPClient
-    private let clock: any Clock
-    private let timing: any AppStoreAPIRetryTiming
+    /// Dates each token by its real wall time (Apple checks `iat` against its own clock, even
+    /// when decisions are pinned) and times the retries on its monotonic clock.
+    private let time: any TimeSource
+    /// A uniform number in 0..<1: the backoff's jitter.
+    private let randomUnit: () -> Double
     private let gate: any AppStoreAPIRequestGate
 
     public static let userAgent = "Storekeeper/1 (App Store Server API)"
 
     public init(credentials: AppStoreAPICredentials, http: any HTTPClient,
-                baseURLs: AppStoreAPIBaseURLs = .apple, clock: any Clock = SystemClock(),
+                baseURLs: AppStoreAPIBaseURLs = .apple, time: any TimeSource,
                 retryPolicy: AppStoreAPIRetryPolicy = .default,
-                timing: any AppStoreAPIRetryTiming = SystemRetryTiming(),
+                randomUnit: @escaping () -> Double = { Double.random(in: 0..<1) },
                 gate: any AppStoreAPIRequestGate = OpenRequestGate(),
                 tokenLifetime: Duration = AppStoreAPIToken.defaultLifetime) {
         self.credentials = credentials
         self.http = http
         self.baseURLs = baseURLs
-        self.clock = clock
+        self.time = time
         self.retryPolicy = retryPolicy
-        self.timing = timing
+        self.randomUnit = randomUnit
         self.gate = gate
         self.tokenLifetime = tokenLifetime
     }
@@ -193,14 +196,14 @@ public final class AppStoreServerAPIClient {
 
     private func attempt(_ operation: AppStoreAPIOperation, environment: AppStoreAPIEnvironment,
                          attemptsBefore: Int) -> Result<AppStoreAPIResponse<[UInt8]>, AppStoreAPIError> {
-        let started = timing.now()
+        let started = time.monotonic()
         var number = 0
         var lastError: AppStoreAPIError?
         while true {
             number += 1
             let attempt = AppStoreAPIAttempt(environment: environment, method: operation.method,
                                              operation: operation.name, number: number)
-            let left = retryPolicy.deadline - (timing.now() - started)
+            let left = retryPolicy.deadline - (time.monotonic() - started)
             guard left > .zero else {
                 return .failure(deadlineError(operation, lastError, attempts: attemptsBefore + number - 1))
             }
@@ -230,11 +233,11 @@ public final class AppStoreServerAPIClient {
                 guard retryAfter <= retryPolicy.maximumRetryAfter else { return .failure(error) }
                 wait = retryAfter
             } else {
-                wait = retryPolicy.backoff(retry: number, unit: timing.randomUnit())
+                wait = retryPolicy.backoff(retry: number, unit: randomUnit())
             }
             // A wait that would end past the deadline is not worth starting.
-            guard timing.now() - started + wait < retryPolicy.deadline else { return .failure(error) }
-            timing.sleep(for: wait)
+            guard time.monotonic() - started + wait < retryPolicy.deadline else { return .failure(error) }
+            time.sleep(for: wait)
         }
     }
 
@@ -242,7 +245,7 @@ public final class AppStoreServerAPIClient {
                           timeout: Duration) -> Result<[UInt8], AppStoreAPIError> {
         let token: String
         do {
-            token = try AppStoreAPIToken.make(credentials: credentials, issuedAt: clock.now(), lifetime: tokenLifetime)
+            token = try AppStoreAPIToken.make(credentials: credentials, issuedAt: time.realNow(), lifetime: tokenLifetime)
         } catch {
             return .failure(error)
         }

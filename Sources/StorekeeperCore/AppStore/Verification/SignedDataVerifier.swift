@@ -241,7 +241,7 @@ public final class SignedDataVerifier {
         // Only a chain whose online status is settled is shared: a soft-failed check is
         // tried again by the next process.
         if !online || freshUntil != nil {
-            storeChain(entry, key: storeKey)
+            storeChain(entry, key: storeKey, now: now)
         }
         return entry
     }
@@ -261,7 +261,7 @@ public final class SignedDataVerifier {
     }
 
     /// A failed write is not an error: the chain was proven, only not remembered.
-    private func storeChain(_ entry: VerifiedChainCache.Entry, key: String) {
+    private func storeChain(_ entry: VerifiedChainCache.Entry, key: String, now: Date) {
         guard let chainStore else { return }
         let cached = CachedChain(
             leafKey: Data(entry.key.spkiDER).base64EncodedString(),
@@ -270,7 +270,7 @@ public final class SignedDataVerifier {
             revocationFreshUntil: entry.revocationFreshUntil.map(\.millisecondsSince1970))
         var lifetime = CachedChain.lifetime
         if let fresh = entry.revocationFreshUntil {
-            let remaining = fresh.timeIntervalSince1970 - Date().timeIntervalSince1970
+            let remaining = fresh.timeIntervalSince(now)
             lifetime = .milliseconds(Int64(max(1, min(remaining, 86_400)) * 1000))
         }
         guard let bytes = try? JSONEncoder().encode(cached) else { return }

@@ -1,25 +1,30 @@
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// Time and chance for the retry loop: a monotonic clock, a sleep and a random number.
-/// Production sleeps for real; tests record the waits and answer at once.
-public protocol AppStoreAPIRetryTiming: AnyObject {
-    /// Monotonic time (any origin).
-    func now() -> Duration
-    func sleep(for duration: Duration)
-    /// A uniform number in 0..<1 (the jitter).
-    func randomUnit() -> Double
-}
+/// The system's clocks, for production: `now()` is the wall clock unless `pinnedAt` stops
+/// it at one instant (`STOREKEEPER_NOW`, tests); the real wall time, the monotonic clock and
+/// sleeping are never pinned.
+public struct SystemTime: TimeSource {
+    /// The instant `now()` answers, when decisions are pinned.
+    public let pinnedAt: Date?
 
-/// The real clock, a real sleep, the system's random numbers.
-public final class SystemRetryTiming: AppStoreAPIRetryTiming {
-    public init() {}
+    public init(pinnedAt: Date? = nil) {
+        self.pinnedAt = pinnedAt
+    }
 
-    public func now() -> Duration {
+    public func now() -> Date { pinnedAt ?? Date() }
+
+    public func realNow() -> Date { Date() }
+
+    public func monotonic() -> Duration {
         var spec = timespec()
+        // CLOCK_MONOTONIC cannot fail with a valid clock id and pointer.
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec))
     }
@@ -34,6 +39,4 @@ public final class SystemRetryTiming: AppStoreAPIRetryTiming {
             request = remaining
         }
     }
-
-    public func randomUnit() -> Double { Double.random(in: 0..<1) }
 }
