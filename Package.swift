@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 // Storekeeper: one package, a few libraries, one executable per function.
 // Layers (lowest first): C system libraries → their single Swift fence (OpenSSLCrypto)
-// → StorekeeperCore (pure logic, ports) → FunctionRuntime (composition root, front doors)
-// → StorekeeperFunctions (handlers) → functions/<name>/main.swift.
+// → StorekeeperCore (pure logic, ports) → FunctionRuntime (front doors, framing, logs, settings)
+// → StorekeeperComposition (builds the store and HTTP adapters) and StorekeeperFunctions
+// (handlers) → functions/<name>/main.swift, which names a handler and the composition.
 import PackageDescription
 
 /// Every deployable function: its folder under functions/ holds main.swift, function.json
@@ -35,6 +36,7 @@ let package = Package(
         .library(name: "OpenSSLCrypto", targets: ["OpenSSLCrypto"]),
         .library(name: "StorekeeperCore", targets: ["StorekeeperCore"]),
         .library(name: "FunctionRuntime", targets: ["FunctionRuntime"]),
+        .library(name: "StorekeeperComposition", targets: ["StorekeeperComposition"]),
         .library(name: "StorekeeperFunctions", targets: ["StorekeeperFunctions"]),
     ],
     targets: [
@@ -82,9 +84,16 @@ let package = Package(
             name: "RedisStore",
             dependencies: ["CHiredis", "StorekeeperCore"]
         ),
+        // Knows no adapter: handlers get them through FunctionContext, built by the composition.
         .target(
             name: "FunctionRuntime",
-            dependencies: ["StorekeeperCore", "SQLiteStore", "RedisStore", "HTTPTransport"]
+            dependencies: ["StorekeeperCore"]
+        ),
+        // The composition root: the one module that builds the store and HTTP adapters from
+        // the settings, each on first use.
+        .target(
+            name: "StorekeeperComposition",
+            dependencies: ["FunctionRuntime", "StorekeeperCore", "SQLiteStore", "RedisStore", "HTTPTransport"]
         ),
         .target(
             name: "StorekeeperFunctions",
@@ -126,13 +135,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FunctionTests",
-            dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto",
-                           "SQLiteStore", "RedisStore", "HTTPTransport", "TestSupport"]
+            dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperComposition", "StorekeeperCore",
+                           "OpenSSLCrypto", "SQLiteStore", "RedisStore", "HTTPTransport", "TestSupport"]
         ),
     ] + functionNames.map { name in
         .executableTarget(
             name: name,
-            dependencies: ["StorekeeperFunctions", "FunctionRuntime"],
+            dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperComposition"],
             path: "functions/\(name)",
             exclude: ["function.json", "examples"]
         )

@@ -21,6 +21,7 @@ let package = Package(
                 .product(name: "OpenSSLCrypto", package: "Storekeeper"),
                 .product(name: "StorekeeperCore", package: "Storekeeper"),
                 .product(name: "FunctionRuntime", package: "Storekeeper"),
+                .product(name: "StorekeeperComposition", package: "Storekeeper"),
                 .product(name: "StorekeeperFunctions", package: "Storekeeper"),
             ]
         ),

@@ -1,5 +1,6 @@
 /// The process environment, read once at start-up and handed to the handler, so library
-/// code never calls `getenv` and tests pass a dictionary.
+/// code never calls `getenv` and tests pass a dictionary. Settings are read through their
+/// declarations (`value(_:)`, `required(_:)`), so each is parsed in one place.
 ///
 /// An empty value counts as unset: `FOO=` in a unit file or a CGI config usually means
 /// "not configured", and a secret must never silently be the empty string.
@@ -24,12 +25,26 @@ public struct EnvironmentVariables: Sendable {
         return value
     }
 
-    /// The variable parsed by `transform`; a configuration error naming it when unset or
-    /// when `transform` returns nil or throws. The value itself is never echoed: it may be a secret.
-    public func required<T>(_ name: String, _ transform: (String) throws -> T?) throws -> T {
-        let text = try required(name)
-        guard let value = try? transform(text) else {
-            throw FunctionError.configuration("\(name) has an invalid value")
+    /// True when the setting is set (its default does not count).
+    public func isSet<Value>(_ setting: Setting<Value>) -> Bool {
+        optional(setting.name) != nil
+    }
+
+    /// The setting parsed from the environment, else its default, else nil; a configuration
+    /// error naming it when the text does not parse.
+    public func value<Value>(_ setting: Setting<Value>) throws -> Value? {
+        guard let text = optional(setting.name) ?? setting.defaultText else { return nil }
+        return try setting.parse(text)
+    }
+
+    /// The setting's value; a configuration error naming it when it is unset and has no
+    /// default, or does not parse.
+    public func required<Value>(_ setting: Setting<Value>) throws -> Value {
+        guard let value = try value(setting) else {
+            if case .requiredUnless(let other) = setting.declaration.requirement {
+                throw FunctionError.configuration("\(setting.name) is not set (nor \(other))")
+            }
+            throw FunctionError.configuration("\(setting.name) is not set")
         }
         return value
     }

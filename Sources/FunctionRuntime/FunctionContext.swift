@@ -2,17 +2,18 @@ import StorekeeperCore
 
 /// What a handler gets when it is built: the environment (read once), the time source every
 /// check is made against, a logger that already knows the function's name, and the
-/// adapters (store, HTTP), opened only when the handler first asks for them.
+/// adapters (store, HTTP) the process was composed with, opened only when the handler first
+/// asks for them.
 public struct FunctionContext {
     public let environment: EnvironmentVariables
     public let clock: any TimeSource
     public let log: Logger
-    public let adapters: Adapters
+    public let adapters: any FunctionAdapters
 
-    public init(environment: EnvironmentVariables, clock: any TimeSource, log: Logger, adapters: Adapters? = nil) {
+    public init(environment: EnvironmentVariables, clock: any TimeSource, log: Logger, adapters: any FunctionAdapters) {
         self.environment = environment
         self.clock = clock
         self.log = log
-        self.adapters = adapters ?? Adapters(environment: environment)
+        self.adapters = adapters
     }
 }

@@ -15,8 +15,8 @@ public struct FunctionDescriptor: Sendable {
     public var request: String
     /// Help text: the response shape.
     public var response: String
-    /// The variables the function reads; the runtime adds its own to `--help`.
-    public var variables: [EnvironmentVariableHelp]
+    /// The settings the function reads; `allVariables` adds the runtime's own.
+    public var variables: [SettingUse]
 
     public init(
         name: String,
@@ -26,7 +26,7 @@ public struct FunctionDescriptor: Sendable {
         summary: String,
         request: String,
         response: String,
-        variables: [EnvironmentVariableHelp] = []
+        variables: [SettingUse] = []
     ) {
         self.name = name
         self.route = route
@@ -36,5 +36,19 @@ public struct FunctionDescriptor: Sendable {
         self.request = request
         self.response = response
         self.variables = variables
+    }
+}
+
+extension FunctionDescriptor {
+    /// What `--help` lists: the function's settings, then the runtime's (the admin token
+    /// only for an internal function, unless the function lists it itself).
+    public var allVariables: [SettingUse] {
+        var all = variables
+        if visibility == .internal, !all.contains(where: { $0.name == RuntimeSettings.adminToken.name }) {
+            all.append(.declared(RuntimeSettings.adminToken))
+        }
+        all.append(.declared(RuntimeSettings.logLevel))
+        all.append(.declared(RuntimeSettings.fixedTime))
+        return all
     }
 }

@@ -13,7 +13,7 @@ extension FunctionError {
     public init(storeFailure error: StoreError) {
         switch error.disposition {
         case .configuration:
-            self = .configuration("\(StoreLocation.variable) does not lead to a usable store; see the log",
+            self = .configuration("\(RuntimeSettings.storeURL.name) does not lead to a usable store; see the log",
                                   fileID: error.origin.fileID, line: error.origin.line)
         default:
             self = .temporary(code: .storeUnavailable, message: "the store is unavailable; retry later",

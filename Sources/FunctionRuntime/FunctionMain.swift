@@ -8,10 +8,12 @@ import Musl
 import Darwin
 #endif
 
-/// The entry point each `functions/<name>/main.swift` calls: `FunctionMain.run(MyHandler.self)`.
-/// A thin wrapper that hands the real process to `FunctionRunner`.
+/// The entry point each `functions/<name>/main.swift` calls:
+/// `FunctionMain.run(MyHandler.self, adapters: Adapters.init(environment:))`, naming the handler and the
+/// composition that builds its adapters. A thin wrapper that hands the real process to
+/// `FunctionRunner`.
 public enum FunctionMain {
-    public static func run<H: FunctionHandler>(_ handler: H.Type) -> Never {
+    public static func run<H: FunctionHandler>(_ handler: H.Type, adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters) -> Never {
         // A reader that went away must become EPIPE (exit 74), not a silent kill by SIGPIPE.
         _ = signal(SIGPIPE, SIG_IGN)
         let process = ProcessInfo.processInfo
@@ -27,7 +29,8 @@ public enum FunctionMain {
             clock: clock(process.environment[RuntimeVariable.fixedTime]),
             input: FileDescriptorStream(descriptor: 0),
             output: FileDescriptorStream(descriptor: 1),
-            errorOutput: FileDescriptorStream(descriptor: 2)
+            errorOutput: FileDescriptorStream(descriptor: 2),
+            adapters: adapters
         )
         exit(runner.run())
     }
@@ -36,13 +39,7 @@ public enum FunctionMain {
     /// examples); the real wall time, monotonic time and sleeping stay real. A value that does
     /// not parse is ignored rather than guessed at; the runner logs it.
     static func clock(_ pinned: String?) -> any TimeSource {
-        guard let pinned else { return SystemTime() }
-        if let seconds = Int64(pinned) {
-            return SystemTime(pinnedAt: Date(timeIntervalSince1970: Double(seconds)))
-        }
-        if let date = try? Date(pinned, strategy: .iso8601) {
-            return SystemTime(pinnedAt: date)
-        }
-        return SystemTime()
+        guard let pinned, let date = try? RuntimeSettings.fixedTime.parse(pinned) else { return SystemTime() }
+        return SystemTime(pinnedAt: date)
     }
 }

@@ -15,7 +15,10 @@ public struct FunctionRunner<Handler: FunctionHandler> {
     private let input: any InputSource
     private let output: any OutputSink
     private let errorOutput: any OutputSink
+    private let adapters: (EnvironmentVariables) -> any FunctionAdapters
 
+    /// `adapters` builds the process's adapters from its environment (the composition
+    /// module's `Adapters.init`); it is called once, when the handler is built.
     public init(
         _ handler: Handler.Type,
         arguments: [String],
@@ -23,8 +26,10 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         clock: any TimeSource,
         input: any InputSource,
         output: any OutputSink,
-        errorOutput: any OutputSink
+        errorOutput: any OutputSink,
+        adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters
     ) {
+        self.adapters = adapters
         self.arguments = arguments
         self.environment = environment
         self.clock = clock
@@ -49,7 +54,7 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         // the handler never sees them as such (they reach it as headers).
         let variables = EnvironmentVariables(isCGI ? environment.filter { !$0.key.hasPrefix("HTTP_") } : environment)
         let requestedLevel = variables.optional(RuntimeVariable.logLevel)
-        let level = requestedLevel.flatMap(LogLevel.init(name:)) ?? .info
+        let level = (try? variables.value(RuntimeSettings.logLevel)) ?? .info
         let errorOutput = self.errorOutput
         // A log line that cannot be written is dropped: stderr failing must not stop an answer.
         let log = Logger(function: descriptor.name, clock: clock, minimumLevel: level, emit: { try? errorOutput.write($0) })
@@ -60,17 +65,20 @@ public struct FunctionRunner<Handler: FunctionHandler> {
             // Never silent: a pinned clock in production would be a serious mistake.
             log.warning("clock_pinned", ["variable": RuntimeVariable.fixedTime, "value": pinned])
         }
-        let loop = RequestLoop<Handler>(descriptor: descriptor, environment: variables, clock: clock, log: log, output: output)
+        let loop = RequestLoop<Handler>(descriptor: descriptor, environment: variables, clock: clock, log: log, output: output,
+                                        adapters: adapters)
         return loop.serve(input: input, cgiEnvironment: isCGI ? environment : nil)
     }
 
     /// Runs `handler` in process on `stdin` and collects what a process would have written.
+    /// Without `adapters`, a handler that asks for the store or HTTP gets exit 78.
     public static func run(
         _ handler: Handler.Type,
         arguments: [String] = [],
         environment: [String: String] = [:],
         stdin: [UInt8],
-        clock: any TimeSource = SystemTime()
+        clock: any TimeSource = SystemTime(),
+        adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters = { _ in NoAdapters() }
     ) -> FunctionRunResult {
         let output = ByteBuffer()
         let errorOutput = ByteBuffer()
@@ -81,7 +89,8 @@ public struct FunctionRunner<Handler: FunctionHandler> {
             clock: clock,
             input: ByteBuffer(stdin),
             output: output,
-            errorOutput: errorOutput
+            errorOutput: errorOutput,
+            adapters: adapters
         )
         let exitCode = runner.run()
         return FunctionRunResult(exitCode: exitCode, stdout: output.bytes, stderr: errorOutput.bytes)

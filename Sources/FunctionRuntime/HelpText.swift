@@ -20,17 +20,10 @@ enum HelpText {
         lines.append(contentsOf: indented(descriptor.response))
         lines.append("")
         lines.append("environment:")
-        var variables = descriptor.variables
-        if descriptor.visibility == .internal {
-            variables.append(.optional(RuntimeVariable.adminToken, "bearer token for HTTP callers; required when served over HTTP"))
-        }
-        variables.append(.optional(RuntimeVariable.logLevel, "debug, info (default), warning or error"))
-        variables.append(.optional(RuntimeVariable.fixedTime, "pin the current time (epoch seconds or ISO 8601) for replays and tests; logged as a warning"))
-        let width = variables.map(\.name.count).max() ?? 0
-        for variable in variables {
+        let width = descriptor.allVariables.map(\.name.count).max() ?? 0
+        for variable in descriptor.allVariables {
             let padding = String(repeating: " ", count: width - variable.name.count)
-            let marker = variable.required ? "(required)" : "(optional)"
-            lines.append("  \(variable.name)\(padding)  \(marker)  \(variable.meaning)")
+            lines.append("  \(variable.name)\(padding)  \(variable.marker)  \(variable.meaning)")
         }
         lines.append("")
         lines.append("front doors (one handler, chosen per process or per document):")

@@ -12,16 +12,19 @@ final class RequestLoop<Handler: FunctionHandler> {
     private let clock: any TimeSource
     private let log: Logger
     private let output: any OutputSink
+    private let makeAdapters: (EnvironmentVariables) -> any FunctionAdapters
     private var exitCode: Int32 = 0
     /// The NDJSON line being answered (1-based), for the request log; nil for a single request.
     private var line: Int?
 
-    init(descriptor: FunctionDescriptor, environment: EnvironmentVariables, clock: any TimeSource, log: Logger, output: any OutputSink) {
+    init(descriptor: FunctionDescriptor, environment: EnvironmentVariables, clock: any TimeSource, log: Logger, output: any OutputSink,
+         adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters) {
         self.descriptor = descriptor
         self.environment = environment
         self.clock = clock
         self.log = log
         self.output = output
+        self.makeAdapters = adapters
     }
 
     /// Serves everything on `input`; returns the process exit code.
@@ -126,7 +129,7 @@ final class RequestLoop<Handler: FunctionHandler> {
     /// (or 503/75 when the handler says its dependency is only temporarily down).
     private func makeHandler() -> Result<Handler, FunctionError> {
         if let builtHandler { return builtHandler }
-        let context = FunctionContext(environment: environment, clock: clock, log: log)
+        let context = FunctionContext(environment: environment, clock: clock, log: log, adapters: makeAdapters(environment))
         let result: Result<Handler, FunctionError>
         do {
             result = .success(try Handler(context: context))

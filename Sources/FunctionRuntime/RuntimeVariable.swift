@@ -1,11 +1,10 @@
-/// Environment variables the runtime itself reads, so every function spells them the same.
+/// Names of the environment variables the runtime itself reads, so every function spells
+/// them the same. The settings among them are declared in `RuntimeSettings`.
 public enum RuntimeVariable {
     /// The bearer token internal functions require over HTTP.
-    public static let adminToken = "STOREKEEPER_ADMIN_TOKEN"
-    /// `debug`, `info` (default), `warning` or `error`.
-    public static let logLevel = "STOREKEEPER_LOG_LEVEL"
-    /// Set by every CGI server; its presence selects the CGI front door.
+    public static let adminToken = RuntimeSettings.adminToken.name
+    public static let logLevel = RuntimeSettings.logLevel.name
+    /// Set by every CGI server; its presence selects the CGI front door (not a setting).
     public static let gatewayInterface = "GATEWAY_INTERFACE"
-    /// Pins "now" (epoch seconds or ISO 8601) for replays and golden examples. Logged when set.
-    public static let fixedTime = "STOREKEEPER_NOW"
+    public static let fixedTime = RuntimeSettings.fixedTime.name
 }

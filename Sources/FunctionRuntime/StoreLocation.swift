@@ -1,6 +1,6 @@
 import StorekeeperCore
 
-/// Where the key-value store lives, from `STORE_URL`:
+/// Where the key-value store lives, from `STORE_URL` (`RuntimeSettings.storeURL`):
 /// `sqlite:<path>` (the embedded default, `sqlite:var/storekeeper.db`) or
 /// `redis://[[user]:password@]host[:port][/db]`.
 ///
@@ -10,25 +10,22 @@ public enum StoreLocation: Equatable, Sendable {
     case sqlite(path: String)
     case redis(url: String)
 
-    public static let variable = "STORE_URL"
-    public static let defaultValue = "sqlite:var/storekeeper.db"
-
-    public init(parsing text: String) throws(FunctionError) {
+    public init(parsing text: String) throws(SettingProblem) {
         if text.hasPrefix("sqlite:") {
             var path = String(text.dropFirst("sqlite:".count))
             // Accept the URL spelling too: sqlite:///abs/path and sqlite://rel/path.
             if path.hasPrefix("//") { path = String(path.dropFirst(2)) }
             guard !path.isEmpty, !path.contains("\u{0}") else {
-                throw FunctionError.configuration("\(Self.variable) must name a file: sqlite:<path>")
+                throw SettingProblem("must name a file: sqlite:<path>")
             }
             self = .sqlite(path: path)
         } else if text.hasPrefix("redis://") {
             guard text.count > "redis://".count else {
-                throw FunctionError.configuration("\(Self.variable) must name a host: redis://host:port/db")
+                throw SettingProblem("must name a host: redis://host:port/db")
             }
             self = .redis(url: text)
         } else {
-            throw FunctionError.configuration("\(Self.variable) must start with sqlite: or redis:// (got an unsupported scheme)")
+            throw SettingProblem("must start with sqlite: or redis:// (got an unsupported scheme)")
         }
     }
 

@@ -13,11 +13,11 @@ final class EchoHandler: FunctionHandler {
         summary: "Greets whoever asks.",
         request: #"{"name": string, "count": integer?, "mode": string?, "tags": [string]?}"#,
         response: #"{"greeting": string, "count": integer}"#,
-        variables: [
-            .required("ECHO_PREFIX", "the greeting's first word"),
-            .optional("ECHO_SUFFIX", "appended to the greeting"),
-        ]
+        variables: [.declared(prefixSetting), .declared(suffixSetting)]
     )
+
+    static let prefixSetting = Setting<String>.text("ECHO_PREFIX", .required, help: "the greeting's first word")
+    static let suffixSetting = Setting<String>.text("ECHO_SUFFIX", .optional, default: "", help: "appended to the greeting")
 
     struct Request: RequestBody {
         enum CodingKeys: String, CodingKey, CaseIterable {
@@ -38,8 +38,8 @@ final class EchoHandler: FunctionHandler {
     let suffix: String
 
     init(context: FunctionContext) throws {
-        prefix = try context.environment.required("ECHO_PREFIX")
-        suffix = context.environment.optional("ECHO_SUFFIX") ?? ""
+        prefix = try context.environment.required(Self.prefixSetting)
+        suffix = try context.environment.value(Self.suffixSetting) ?? ""
     }
 
     func handle(_ request: FunctionRequest) throws -> FunctionResponse {

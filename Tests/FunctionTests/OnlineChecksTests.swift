@@ -99,8 +99,8 @@ struct OnlineChecksTests {
         return SignedDataVerifier(
             configuration: .init(trustAnchors: TrustAnchors([try certificate("root")]), bundleId: "com.example.storekeeper",
                                  appAppleId: nil, acceptedEnvironments: ["Sandbox"]),
-            chainStore: { store },
-            revocation: RevocationChecker(policy: policy, http: { http }, store: { store }, timeout: .seconds(3)))
+            chainStore: store,
+            revocation: RevocationChecker(policy: policy, http: { http }, store: store, timeout: .seconds(3)))
     }
 
     static func temporaryStore() -> String {

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(AppStoreAPIFunction.self)
+FunctionMain.run(AppStoreAPIFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(GetEntitlementsFunction.self)
+FunctionMain.run(GetEntitlementsFunction.self, adapters: Adapters.init(environment:))

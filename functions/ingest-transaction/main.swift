@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(IngestTransactionFunction.self)
+FunctionMain.run(IngestTransactionFunction.self, adapters: Adapters.init(environment:))

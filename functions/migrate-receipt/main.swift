@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(MigrateReceiptFunction.self)
+FunctionMain.run(MigrateReceiptFunction.self, adapters: Adapters.init(environment:))

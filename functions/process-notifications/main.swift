@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(ProcessNotificationsFunction.self)
+FunctionMain.run(ProcessNotificationsFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(ReceiveNotificationFunction.self)
+FunctionMain.run(ReceiveNotificationFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(ReconcileFunction.self)
+FunctionMain.run(ReconcileFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(RecoverNotificationsFunction.self)
+FunctionMain.run(RecoverNotificationsFunction.self, adapters: Adapters.init(environment:))

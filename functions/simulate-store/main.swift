@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(SimulateStoreFunction.self)
+FunctionMain.run(SimulateStoreFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(SiwaCallbackFunction.self)
+FunctionMain.run(SiwaCallbackFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(SiwaNativeFunction.self)
+FunctionMain.run(SiwaNativeFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(SiwaNotificationFunction.self)
+FunctionMain.run(SiwaNotificationFunction.self, adapters: Adapters.init(environment:))

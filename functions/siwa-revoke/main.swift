@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(SiwaRevokeFunction.self)
+FunctionMain.run(SiwaRevokeFunction.self, adapters: Adapters.init(environment:))

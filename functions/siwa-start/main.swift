@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(SiwaStartFunction.self)
+FunctionMain.run(SiwaStartFunction.self, adapters: Adapters.init(environment:))

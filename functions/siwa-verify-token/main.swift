@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(SiwaVerifyTokenFunction.self)
+FunctionMain.run(SiwaVerifyTokenFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(TestNotificationFunction.self)
+FunctionMain.run(TestNotificationFunction.self, adapters: Adapters.init(environment:))

@@ -1,4 +1,5 @@
 import FunctionRuntime
+import StorekeeperComposition
 import StorekeeperFunctions
 
-FunctionMain.run(VerifySignedDataFunction.self)
+FunctionMain.run(VerifySignedDataFunction.self, adapters: Adapters.init(environment:))

@@ -31,13 +31,13 @@ public final class NotificationInbox {
     }
 
     private let verifier: SignedDataVerifier
-    private let store: () throws -> any KeyValueStore
+    private let store: any KeyValueStore
 
     /// Nothing is written to `store` for a notification before it has verified. Verification
     /// itself may open the store, to read (and remember) proven chains in the chain cache,
     /// which takes a store failure for a cache miss: so a store outage answers 503 only once
     /// the notification is known to be Apple's.
-    public init(verifier: SignedDataVerifier, store: @escaping () throws -> any KeyValueStore) {
+    public init(verifier: SignedDataVerifier, store: any KeyValueStore) {
         self.verifier = verifier
         self.store = store
     }
@@ -72,16 +72,9 @@ public final class NotificationInbox {
         // one more round trip to the store; the keyed copy is what deduplication and audit use.
         let job = QueuedJob(id: claims.notificationUUID, payload: record,
                             priority: Self.priority(of: claims.notificationType), maxAttempts: 8)
-        let stored: Bool
-        do {
-            stored = try store().setIfAbsentAndEnqueue(
-                StoreKeys.notification(claims.notificationUUID), record, expiresIn: Self.retention,
-                job: job, on: StoreKeys.notificationQueue)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.unavailable, "store could not be opened: \(error)")
-        }
+        let stored = try store.setIfAbsentAndEnqueue(
+            StoreKeys.notification(claims.notificationUUID), record, expiresIn: Self.retention,
+            job: job, on: StoreKeys.notificationQueue)
         let receipt: Receipt = stored ? .accepted(notificationUUID: claims.notificationUUID, type: claims.notificationType)
                                       : .duplicate(notificationUUID: claims.notificationUUID)
         return Delivery(receipt: receipt, onlineCheck: verified.revocation)

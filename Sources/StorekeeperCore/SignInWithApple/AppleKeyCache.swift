@@ -18,10 +18,10 @@ public struct AppleKeyCache: IdentityKeyProvider {
         var keys: JWKSet
     }
 
-    private let store: () throws -> any KeyValueStore
+    private let store: any KeyValueStore
     private let client: AppleIDClient
 
-    public init(store: @escaping () throws -> any KeyValueStore, client: AppleIDClient) {
+    public init(store: any KeyValueStore, client: AppleIDClient) {
         self.store = store
         self.client = client
     }
@@ -53,14 +53,14 @@ public struct AppleKeyCache: IdentityKeyProvider {
     }
 
     private func readCache() -> CachedKeySet? {
-        guard let bytes = try? store().get(StoreKeys.appleKeySet)?.bytes else { return nil }
+        guard let bytes = try? store.get(StoreKeys.appleKeySet)?.bytes else { return nil }
         return try? JSONDecoder().decode(CachedKeySet.self, from: Data(bytes))
     }
 
     /// True for the one caller per interval that may ask Apple again. A store that cannot be
     /// reached gives no turn: without the shared limit nothing bounds the requests.
     private func mayRefresh() -> Bool {
-        (try? store().setIfAbsent(StoreKeys.appleKeySetRefresh, Array("1".utf8), expiresIn: Self.refreshInterval)) ?? false
+        (try? store.setIfAbsent(StoreKeys.appleKeySetRefresh, Array("1".utf8), expiresIn: Self.refreshInterval)) ?? false
     }
 
     private func fetch(now: Date) throws(AppleIDError) -> JWKSet {
@@ -69,7 +69,7 @@ public struct AppleKeyCache: IdentityKeyProvider {
         encoder.outputFormatting = [.sortedKeys]
         if let bytes = try? encoder.encode(CachedKeySet(fetchedAt: now.millisecondsSince1970, keys: keys)) {
             // A cache that cannot be written only costs the next process a fetch.
-            try? store().set(StoreKeys.appleKeySet, Array(bytes), expiresIn: Self.keptFor)
+            try? store.set(StoreKeys.appleKeySet, Array(bytes), expiresIn: Self.keptFor)
         }
         return keys
     }

@@ -58,7 +58,7 @@ public final class AppStoreAPIFunction: TypedFunction {
         let parameters = try request.parameters(for: spec)
         let decode = request.decode ?? false
         if decode && verifier == nil {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots to verify signed fields")
+            throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set: \"decode\" needs the trusted roots to verify signed fields")
         }
         let fallback = request.sandboxFallback ?? settings.acceptedEnvironments.contains("Sandbox")
         let call = try AppStoreAPICall(spec: spec, identifiers: parameters.identifiers, query: parameters.query, body: parameters.body)

@@ -46,10 +46,7 @@ public final class GetEntitlementsFunction: TypedFunction {
               "confirmedByApple": {"appleStatus", "status", "askedAt"} (when reconcile asked Apple in the last 8 h)}]}
             Dates are Apple's milliseconds since 1970. An unknown user has no entitlements (not an error).
             """,
-        variables: [
-            EnvironmentVariableHelp(name: StoreLocation.variable, required: false,
-                meaning: "where state lives: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://..."),
-        ]
+        variables: [.declared(RuntimeSettings.storeURL)]
     )
 
     private let context: FunctionContext

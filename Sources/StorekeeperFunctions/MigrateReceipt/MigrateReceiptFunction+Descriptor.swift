@@ -65,22 +65,17 @@ extension MigrateReceiptFunction {
             (or, when a migration under way used up its credit or Apple asked to hold back, what was
             applied stays and a rerun finishes).
             """,
-        variables: ReceiptSettings.variables + AppStoreAPISettings.apiVariables.compactMap { variable in
-            switch variable.name {
-            case "APPSTORE_BUNDLE_ID", "APPSTORE_ENVIRONMENT", Adapters.caBundleVariable:
-                return nil // listed above
-            case "APPSTORE_KEY_ID", "APPSTORE_ISSUER_ID", "APPSTORE_PRIVATE_KEY":
-                return .optional(variable.name, variable.meaning + "; required unless dryRun (exit 78 without it)")
-            case "APPSTORE_ROOT_CERTS":
-                return .optional(variable.name, "trusted roots of Apple's signed answers (comma-separated files or folders); required unless dryRun")
-            case StoreLocation.variable:
-                return .optional(variable.name, "where entitlements, links and the migration audit live: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://...")
-            default:
-                return variable
-            }
-        } + [
-            .optional(RuntimeVariable.adminToken, "bearer token your backend sends over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
-            .optional(MigrateReceiptFunction.rateVariable, "calls per second to the App Store Server API for migrations, on average, shared by every process through the store, apart from reconcile's (default 1, at most 100); beyond it 429 rate_limited"),
+        variables: ReceiptSettings.variables + [
+            .optional(StorekeeperSettings.apiKeyId, "required unless dryRun (exit 78 without it)"),
+            .optional(StorekeeperSettings.apiIssuerId, "required unless dryRun (exit 78 without it)"),
+            .optional(StorekeeperSettings.apiPrivateKey, "required unless dryRun (exit 78 without it)"),
+            .declared(StorekeeperSettings.apiBaseURL), .declared(StorekeeperSettings.apiSandboxBaseURL),
+            .declared(StorekeeperSettings.apiTimeout),
+            .optional(StorekeeperSettings.rootCertificates, "the roots of Apple's signed answers; required unless dryRun"),
+            .declared(StorekeeperSettings.appAppleId), .declared(StorekeeperSettings.onlineChecks),
+            .declared(RuntimeSettings.storeURL, "entitlements, links and the migration audit live there"),
+            .declared(RuntimeSettings.adminToken, "your backend sends it over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
+            .declared(StorekeeperSettings.migrateRate),
         ]
     )
 }

@@ -23,7 +23,7 @@ extension MigrateReceiptFunction {
                 .run(receipt, receiptData: request.receiptData, environment: environment, account: account, anonymous: request.anonymous)
         } catch let error as VerifyReceiptError where error.status == .sharedSecretMismatch {
             // Our secret, not the caller's receipt: fix the configuration, not the request.
-            throw FunctionError.configuration("verifyReceipt answered 21004 (sharedSecretMismatch): \(ReceiptSettings.sharedSecretVariable) is not the app's shared secret")
+            throw FunctionError.configuration("verifyReceipt answered 21004 (sharedSecretMismatch): \(StorekeeperSettings.sharedSecret.name) is not the app's shared secret")
         } catch let error as AppStoreAPIError where error.code == MigrationRateLimitGate.refusedCode {
             // What a call on credit applied before it stays; a rerun finishes the rest.
             context.log.warning("migration refused: the shared rate limit has no token now", ["retryAfterMs": error.retryAfter?.wholeMilliseconds ?? 0])
@@ -70,7 +70,7 @@ extension MigrateReceiptFunction {
     private func makeMigrator() throws -> any ReceiptMigrator {
         let api = try AppStoreAPISettings(environment: context.environment)
         guard let verification = api.verification else {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set (Apple's answers are verified before they are applied)")
+            throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set (Apple's answers are verified before they are applied)")
         }
         // Every call for this route draws on the migrations' bucket, whoever the caller: a
         // session is anybody who signed in with Apple, and one budget is simpler to reason about.

@@ -10,7 +10,6 @@ import StorekeeperCore
 public final class MigrateReceiptFunction: TypedFunction {
     public typealias Response = CallOutcome<Answer>
 
-    static let rateVariable = "MIGRATE_REQUESTS_PER_SECOND"
     /// The wire code of a refusal by the shared bucket (HTTP 429, exit 75).
     static let rateLimitedCode = FunctionErrorCode.rateLimited.rawValue
 
@@ -20,7 +19,7 @@ public final class MigrateReceiptFunction: TypedFunction {
 
     public init(context: FunctionContext) throws {
         settings = try ReceiptSettings(environment: context.environment)
-        requestsPerSecond = try ReconcileFunction.positiveNumber(Self.rateVariable, in: context.environment, default: 1, maximum: 100)
+        requestsPerSecond = try context.environment.required(StorekeeperSettings.migrateRate)
         self.context = context
     }
 
@@ -54,7 +53,7 @@ public final class MigrateReceiptFunction: TypedFunction {
         }
 
         if request.legacyCheck && settings.sharedSecret == nil {
-            throw FunctionError.configuration("\(ReceiptSettings.sharedSecretVariable) is not set (legacyCheck needs it)")
+            throw FunctionError.configuration("\(StorekeeperSettings.sharedSecret.name) is not set (legacyCheck needs it)")
         }
         guard environment != "Xcode" else {
             // StoreKit testing in Xcode: neither Apple's servers nor verifyReceipt know these purchases.

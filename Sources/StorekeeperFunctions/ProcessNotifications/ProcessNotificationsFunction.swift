@@ -36,12 +36,8 @@ public final class ProcessNotificationsFunction: TypedFunction {
             exit 78 when STORE_URL is malformed or the store refuses its credentials
             """,
         variables: [
-            EnvironmentVariableHelp(name: StoreLocation.variable, required: false,
-                meaning: "where state lives: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://..."),
-            EnvironmentVariableHelp(name: "PROCESS_BUDGET_SECONDS", required: false,
-                meaning: "default time budget of a run (50)"),
-            EnvironmentVariableHelp(name: "PROCESS_LEASE_SECONDS", required: false,
-                meaning: "how long a claimed notification is hidden from other workers; a worker killed mid-way gives it back after this long (30; at most 3600)"),
+            .declared(RuntimeSettings.storeURL), .declared(StorekeeperSettings.processBudget),
+            .declared(StorekeeperSettings.processLease),
         ]
     )
 
@@ -51,24 +47,8 @@ public final class ProcessNotificationsFunction: TypedFunction {
 
     public init(context: FunctionContext) throws {
         self.context = context
-        if let text = context.environment.optional("PROCESS_BUDGET_SECONDS") {
-            guard let value = Double(text), value > 0 else {
-                throw FunctionError.configuration("PROCESS_BUDGET_SECONDS must be a positive number of seconds")
-            }
-            defaultBudget = value
-        } else {
-            defaultBudget = 50
-        }
-        if let text = context.environment.optional("PROCESS_LEASE_SECONDS") {
-            // At least a millisecond (the stores' unit), at most an hour: a longer lease only
-            // delays the retry of work a dead worker held.
-            guard let value = Double(text), value >= 0.001, value <= 3600 else {
-                throw FunctionError.configuration("PROCESS_LEASE_SECONDS must be a number of seconds between 0.001 and 3600")
-            }
-            lease = .milliseconds(Int64((value * 1000).rounded()))
-        } else {
-            lease = NotificationProcessor.defaultLease
-        }
+        defaultBudget = try context.environment.required(StorekeeperSettings.processBudget)
+        lease = try context.environment.required(StorekeeperSettings.processLease)
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {

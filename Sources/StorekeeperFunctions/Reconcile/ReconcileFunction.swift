@@ -38,20 +38,21 @@ public final class ReconcileFunction: TypedFunction {
         var failedTotal: Int
     }
 
-    static let variables: [EnvironmentVariableHelp] = AppStoreAPISettings.apiVariables.map { variable in
+    /// The API's settings, with the roots required (Apple's answers are verified before they
+    /// are applied) and the store holding more than the verifier's caches.
+    static let apiVariables: [SettingUse] = AppStoreAPISettings.apiVariables.map { variable in
         switch variable.name {
-        case "APPSTORE_ROOT_CERTS":
-            // Signed answers are verified before they are applied: the roots are required here.
-            .required(variable.name, "trusted root certificates (comma-separated files or folders): Apple's answers are verified before they are applied")
-        case StoreLocation.variable:
-            // Not only the verifier's caches here: the entitlements, the cursor, the shared bucket.
-            .optional(variable.name, "the deployment's store: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://...; entitlements, the run's cursor and the rate limit shared by every process live there")
+        case StorekeeperSettings.rootCertificates.name:
+            .required(StorekeeperSettings.rootCertificates, "Apple's answers are verified before they are applied")
+        case RuntimeSettings.storeURL.name:
+            .declared(RuntimeSettings.storeURL, "entitlements, the run's cursor and the rate limit shared by every process live there")
         default:
             variable
         }
-    } + [
-        .optional("RECONCILE_REQUESTS_PER_SECOND", "requests per second to Apple, shared by every process through the store (default 2; Apple's limits are per account)"),
-        .optional("RECONCILE_BUDGET_SECONDS", "default time budget of a run (1800); an unfinished run resumes at its cursor"),
+    }
+
+    static let variables: [SettingUse] = apiVariables + [
+        .declared(StorekeeperSettings.reconcileRate), .declared(StorekeeperSettings.reconcileBudget),
     ]
 
     public static let descriptor = FunctionDescriptor(
@@ -90,16 +91,8 @@ public final class ReconcileFunction: TypedFunction {
     public init(context: FunctionContext) throws {
         run = try ResumableRun(environment: context.environment, rootsRequiredBecause: "Apple's answers are verified before they are applied")
         self.context = context
-        requestsPerSecond = try Self.positiveNumber("RECONCILE_REQUESTS_PER_SECOND", in: context.environment, default: 2, maximum: 100)
-        defaultBudget = try Self.positiveNumber("RECONCILE_BUDGET_SECONDS", in: context.environment, default: 1800, maximum: 86_400)
-    }
-
-    static func positiveNumber(_ name: String, in environment: EnvironmentVariables, default value: Double, maximum: Double) throws -> Double {
-        guard let text = environment.optional(name) else { return value }
-        guard let number = Double(text), number > 0, number <= maximum else {
-            throw FunctionError.configuration("\(name) must be a number above 0 and at most \(Int(maximum))")
-        }
-        return number
+        requestsPerSecond = try context.environment.required(StorekeeperSettings.reconcileRate)
+        defaultBudget = try context.environment.required(StorekeeperSettings.reconcileBudget)
     }
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {

@@ -12,7 +12,7 @@ struct ResumableRun {
     init(environment: EnvironmentVariables, rootsRequiredBecause why: String) throws {
         settings = try AppStoreAPISettings(environment: environment)
         guard let verification = settings.verification else {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is required: \(why)")
+            throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is required: \(why)")
         }
         self.verification = verification
     }

@@ -61,9 +61,7 @@ public final class RecoverNotificationsFunction: TypedFunction {
         var error: FailureAnswer.Detail?
     }
 
-    static let variables: [EnvironmentVariableHelp] = ReconcileFunction.variables.filter { !$0.name.hasPrefix("RECONCILE_") } + [
-        .optional("RECOVER_BUDGET_SECONDS", "default time budget of a run (600); an unfinished run resumes at its saved page"),
-    ]
+    static let variables: [SettingUse] = ReconcileFunction.apiVariables + [.declared(StorekeeperSettings.recoverBudget)]
 
     public static let descriptor = FunctionDescriptor(
         name: "recover-notifications",
@@ -96,7 +94,7 @@ public final class RecoverNotificationsFunction: TypedFunction {
     public init(context: FunctionContext) throws {
         run = try ResumableRun(environment: context.environment, rootsRequiredBecause: "recovered notifications are verified like delivered ones")
         self.context = context
-        defaultBudget = try ReconcileFunction.positiveNumber("RECOVER_BUDGET_SECONDS", in: context.environment, default: 600, maximum: 86_400)
+        defaultBudget = try context.environment.required(StorekeeperSettings.recoverBudget)
     }
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {

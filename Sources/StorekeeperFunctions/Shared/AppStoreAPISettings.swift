@@ -8,20 +8,16 @@ import StorekeeperCore
 /// (`APPSTORE_API_BASE_URL` for tests and proxies), and, when `APPSTORE_ROOT_CERTS` is set,
 /// the verifier that decodes signed fields. Missing key material is exit 78.
 struct AppStoreAPISettings {
-    static let apiVariables: [EnvironmentVariableHelp] = [
-        .required("APPSTORE_KEY_ID", "the App Store Connect API key's id (the kid of every request token)"),
-        .required("APPSTORE_ISSUER_ID", "the issuer id from App Store Connect's Keys page (the token's iss)"),
-        .required("APPSTORE_PRIVATE_KEY", "path to the key's .p8 file (PKCS#8 PEM, P-256); read at start-up, never logged"),
-        .required("APPSTORE_BUNDLE_ID", "the app's bundle id (the token's bid; signed data for another app is refused)"),
-        .optional("APPSTORE_API_BASE_URL", "replaces both Apple hosts (https://api.storekit.apple.com, https://api.storekit-sandbox.apple.com): production at the URL, the sandbox at URL/sandbox (tests, proxies)"),
-        .optional("APPSTORE_API_SANDBOX_BASE_URL", "replaces the sandbox host alone"),
-        .optional("APPSTORE_API_TIMEOUT_SECONDS", "total time for one call, retries included (default 45, at most 300)"),
-        .optional("APPSTORE_ROOT_CERTS", "trusted root certificates (comma-separated files or folders); needed to decode signed fields (\"decode\": true)"),
-        .optional("APPSTORE_APP_APPLE_ID", "the numeric App Apple ID; required with APPSTORE_ROOT_CERTS when Production is accepted"),
-        .optional("APPSTORE_ENVIRONMENT", "accepted environments (default Production,Sandbox); with Sandbox accepted, a lookup production does not know is asked of the sandbox"),
-        .optional("APPSTORE_ONLINE_CHECKS", "OCSP checks while decoding: off, soft (default), hard"),
-        .optional(Adapters.caBundleVariable, "CA file for outgoing HTTPS (tests); the system's CAs otherwise"),
-        .optional(StoreLocation.variable, "where the verifier's caches live: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://..."),
+    /// What an App Store Server API function lists in its descriptor.
+    static let apiVariables: [SettingUse] = [
+        .declared(StorekeeperSettings.apiKeyId), .declared(StorekeeperSettings.apiIssuerId),
+        .declared(StorekeeperSettings.apiPrivateKey), .declared(StorekeeperSettings.bundleId, "the token's bid"),
+        .declared(StorekeeperSettings.apiBaseURL), .declared(StorekeeperSettings.apiSandboxBaseURL),
+        .declared(StorekeeperSettings.apiTimeout),
+        .optional(StorekeeperSettings.rootCertificates, "needed to decode signed fields (\"decode\": true)"),
+        .declared(StorekeeperSettings.appAppleId), .declared(StorekeeperSettings.acceptedEnvironments,
+            "with Sandbox accepted, a lookup production does not know is asked of the sandbox"),
+        .declared(StorekeeperSettings.onlineChecks), .declared(RuntimeSettings.caBundle), .declared(RuntimeSettings.storeURL),
     ]
 
     let credentials: AppStoreAPICredentials
@@ -32,41 +28,34 @@ struct AppStoreAPISettings {
     let verification: AppStoreSettings?
 
     init(environment: EnvironmentVariables) throws {
-        let keyId = try environment.required("APPSTORE_KEY_ID")
-        let issuerId = try environment.required("APPSTORE_ISSUER_ID")
-        let bundleId = try environment.required("APPSTORE_BUNDLE_ID")
-        let keyPath = try environment.required("APPSTORE_PRIVATE_KEY")
+        let keyId = try environment.required(StorekeeperSettings.apiKeyId)
+        let issuerId = try environment.required(StorekeeperSettings.apiIssuerId)
+        let bundleId = try environment.required(StorekeeperSettings.bundleId)
+        let keyPath = try environment.required(StorekeeperSettings.apiPrivateKey)
+        let name = StorekeeperSettings.apiPrivateKey.name
         guard let pem = try? String(contentsOfFile: keyPath, encoding: .utf8) else {
-            throw FunctionError.configuration("APPSTORE_PRIVATE_KEY: cannot read \(keyPath)")
+            throw FunctionError.configuration("\(name): cannot read \(keyPath)")
         }
         let key: ECPrivateKey
         do {
             key = try ECPrivateKey(pem: pem)
         } catch {
-            throw FunctionError.configuration("APPSTORE_PRIVATE_KEY: \(keyPath) is not a P-256 PKCS#8 PEM key")
+            throw FunctionError.configuration("\(name): \(keyPath) is not a P-256 PKCS#8 PEM key")
         }
         credentials = AppStoreAPICredentials(keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKey: key)
 
         var urls = AppStoreAPIBaseURLs.apple
-        if let base = environment.optional("APPSTORE_API_BASE_URL") {
-            guard base.hasPrefix("https://") || base.hasPrefix("http://") else {
-                throw FunctionError.configuration("APPSTORE_API_BASE_URL must be an http(s) URL")
-            }
+        if let base = try environment.value(StorekeeperSettings.apiBaseURL) {
             urls = .overridden(base)
         }
-        if let sandbox = environment.optional("APPSTORE_API_SANDBOX_BASE_URL") {
-            guard sandbox.hasPrefix("https://") || sandbox.hasPrefix("http://") else {
-                throw FunctionError.configuration("APPSTORE_API_SANDBOX_BASE_URL must be an http(s) URL")
-            }
+        if let sandbox = try environment.value(StorekeeperSettings.apiSandboxBaseURL) {
             urls = AppStoreAPIBaseURLs(production: urls.production, sandbox: sandbox)
         }
         baseURLs = urls
 
         var policy = AppStoreAPIRetryPolicy.default
-        if let text = environment.optional("APPSTORE_API_TIMEOUT_SECONDS") {
-            guard let seconds = Int64(text), (1...300).contains(seconds) else {
-                throw FunctionError.configuration("APPSTORE_API_TIMEOUT_SECONDS must be a whole number of seconds, 1 to 300")
-            }
+        if environment.isSet(StorekeeperSettings.apiTimeout) {
+            let seconds = try environment.required(StorekeeperSettings.apiTimeout)
             policy.deadline = .seconds(seconds)
             policy.attemptTimeout = min(policy.attemptTimeout, .seconds(seconds))
         }
@@ -74,8 +63,8 @@ struct AppStoreAPISettings {
 
         // Checked like every App Store function's: a typo must not silently turn the sandbox
         // fallback off.
-        acceptedEnvironments = try AppStoreSettings.acceptedEnvironments(environment)
-        verification = environment.optional("APPSTORE_ROOT_CERTS") == nil ? nil : try AppStoreSettings(environment: environment)
+        acceptedEnvironments = try environment.required(StorekeeperSettings.acceptedEnvironments)
+        verification = environment.isSet(StorekeeperSettings.rootCertificates) ? try AppStoreSettings(environment: environment) : nil
     }
 
     func makeClient(context: FunctionContext, gate: any AppStoreAPIRequestGate = OpenRequestGate()) throws -> AppStoreServerAPIClient {

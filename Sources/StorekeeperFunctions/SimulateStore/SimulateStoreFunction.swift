@@ -50,17 +50,14 @@ public final class SimulateStoreFunction: TypedFunction {
         response: """
             {"signedData": "<compact JWS>"}
             """,
-        variables: [
-            EnvironmentVariableHelp(name: "SIMULATE_PKI_DIR", required: true,
-                meaning: "folder made by Tests/Fixtures/pki/make-pki.sh: <stem>.pem certificates and <stem>.key keys"),
-        ]
+        variables: [.declared(StorekeeperSettings.simulatePKIDirectory)]
     )
 
     private let pkiDirectory: String
     private let context: FunctionContext
 
     public init(context: FunctionContext) throws {
-        pkiDirectory = try context.environment.required("SIMULATE_PKI_DIR")
+        pkiDirectory = try context.environment.required(StorekeeperSettings.simulatePKIDirectory)
         self.context = context
     }
 
@@ -112,7 +109,7 @@ public final class SimulateStoreFunction: TypedFunction {
             var x5c: [String] = []
             for stem in stems {
                 guard let certificate = try Certificate.load(path: "\(pkiDirectory)/\(stem).pem").first else {
-                    throw FunctionError.configuration("SIMULATE_PKI_DIR: \(stem).pem holds no certificate")
+                    throw FunctionError.configuration("\(StorekeeperSettings.simulatePKIDirectory.name): \(stem).pem holds no certificate")
                 }
                 x5c.append(Data(certificate.der).base64EncodedString())
             }
@@ -120,7 +117,7 @@ public final class SimulateStoreFunction: TypedFunction {
         } catch let error as FunctionError {
             throw error
         } catch {
-            throw FunctionError.configuration("SIMULATE_PKI_DIR: cannot load the signing chain: \(error)")
+            throw FunctionError.configuration("\(StorekeeperSettings.simulatePKIDirectory.name): cannot load the signing chain: \(error)")
         }
     }
 

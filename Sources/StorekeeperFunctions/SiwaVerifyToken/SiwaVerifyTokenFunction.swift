@@ -42,10 +42,14 @@ public final class SiwaVerifyTokenFunction: TypedFunction {
               SIWA_KEY_ID, SIWA_PRIVATE_KEY and STOREKEEPER_DATA_KEY set, the user's refresh token
               is checked with Apple at most once a day; a revoked one ends every session.
             """,
-        variables: SignInWithAppleSettings.variables(parts) + SignInWithAppleSettings.variables([.clientSecret, .dataKey])
-            .filter { ["SIWA_TEAM_ID", "SIWA_KEY_ID", "SIWA_PRIVATE_KEY", "STOREKEEPER_DATA_KEY"].contains($0.name) }
-            .map { .optional($0.name, $0.meaning + " (optional here: enables the daily refresh-token check of sessions)") }
+        variables: SignInWithAppleSettings.variables(parts) + refreshCheckSettings.map {
+            SettingUse(declaration: $0, requirement: .optional, note: "optional here: all four enable the daily refresh-token check of sessions")
+        }
     )
+
+    /// All or none: they enable the refresh-token check of sessions.
+    static let refreshCheckSettings = [StorekeeperSettings.siwaTeamId.declaration, StorekeeperSettings.siwaKeyId.declaration,
+                                       StorekeeperSettings.siwaPrivateKey.declaration, StorekeeperSettings.dataKey.declaration]
 
     private let context: FunctionContext
     private let settings: SignInWithAppleSettings
@@ -57,8 +61,7 @@ public final class SiwaVerifyTokenFunction: TypedFunction {
     public init(context: FunctionContext) throws {
         self.context = context
         // All or nothing: a half-configured refresh check is a mistake worth exit 78.
-        let refreshVariables = ["SIWA_TEAM_ID", "SIWA_KEY_ID", "SIWA_PRIVATE_KEY", "STOREKEEPER_DATA_KEY"]
-        checksRefreshTokens = refreshVariables.contains { context.environment.optional($0) != nil }
+        checksRefreshTokens = Self.refreshCheckSettings.contains { context.environment.optional($0.name) != nil }
         settings = try SignInWithAppleSettings(environment: context.environment,
                                                parts: checksRefreshTokens ? Self.parts + [.clientSecretOnDemand, .dataKey] : Self.parts)
         verifier = settings.verifier(adapters: context.adapters)

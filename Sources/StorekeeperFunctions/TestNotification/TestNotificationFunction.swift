@@ -86,7 +86,7 @@ public final class TestNotificationFunction: TypedFunction {
         }
         let decode = request.decode ?? false
         if decode && settings.verification == nil {
-            throw FunctionError.configuration("APPSTORE_ROOT_CERTS is not set: \"decode\" needs the trusted roots")
+            throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set: \"decode\" needs the trusted roots")
         }
 
         let delivery = TestNotificationDelivery(client: try settings.makeClient(context: context),

@@ -249,7 +249,7 @@ struct SignedDataVerifierChainCacheTests {
         SignedDataVerifier(
             configuration: .init(trustAnchors: TrustAnchors(try roots.map(TestPKI.certificate)), bundleId: TestPKI.bundleId,
                                  appAppleId: TestPKI.appAppleId, acceptedEnvironments: ["Sandbox"]),
-            chainStore: { store })
+            chainStore: store)
     }
 
     @Test func anotherRootConfigurationProvesTheChainAgain() throws {

@@ -24,7 +24,7 @@ struct AppleKeyCacheTests {
     let keys = AppleIDTestKeys.shared
 
     func cache(_ store: MemoryStore, _ server: KeysServer) -> AppleKeyCache {
-        AppleKeyCache(store: { store }, client: AppleIDClient(baseURL: "https://appleid.example", http: { server }))
+        AppleKeyCache(store: store, client: AppleIDClient(baseURL: "https://appleid.example", http: { server }))
     }
 
     @Test func fetchedOnceThenServedFromTheStore() throws {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import FunctionRuntime
 import OpenSSLCrypto
+import StorekeeperComposition
 import StorekeeperCore
 import StorekeeperFunctions
 
@@ -290,7 +291,8 @@ enum FuzzVerifySignedData {
     }
 
     static func run(_ input: [UInt8]) throws -> String {
-        let result = FunctionRunner.run(VerifySignedDataFunction.self, environment: try environment(), stdin: input, clock: FuzzFixtures.clock)
+        let result = FunctionRunner.run(VerifySignedDataFunction.self, environment: try environment(), stdin: input,
+                                       clock: FuzzFixtures.clock, adapters: Adapters.init(environment:))
         // 75 is RETRYABLE_VERIFICATION_FAILURE; 78 (a configuration error) would be the harness's fault.
         if result.exitCode == 78 {
             throw FuzzSetupError(description: "verify-signed-data did not start: \(String(decoding: result.stdout, as: UTF8.self))")

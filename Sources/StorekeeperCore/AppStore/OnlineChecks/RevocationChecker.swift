@@ -19,11 +19,11 @@ public final class RevocationChecker {
 
     public let policy: OnlineCheckPolicy
     private let http: () throws -> any HTTPClient
-    private let store: (() throws -> any KeyValueStore)?
+    private let store: (any KeyValueStore)?
     private let timeout: Duration
 
     public init(policy: OnlineCheckPolicy, http: @escaping () throws -> any HTTPClient,
-                store: (() throws -> any KeyValueStore)?, timeout: Duration = .seconds(5)) {
+                store: (any KeyValueStore)?, timeout: Duration = .seconds(5)) {
         self.policy = policy
         self.http = http
         self.store = store
@@ -74,7 +74,7 @@ public final class RevocationChecker {
         }
 
         let failure: String
-        if (try? store?().get(key + ":unreachable")) != nil {
+        if (try? store?.get(key + ":unreachable")) != nil {
             failure = "the OCSP responder was unreachable moments ago"
         } else {
             switch fetch(certificate, issuer: issuer, trustStore: trustStore, now: now) {
@@ -82,7 +82,7 @@ public final class RevocationChecker {
                 return try record(result, key: key, certificate: certificate, now: now)
             case .failure(let reason):
                 failure = reason.description
-                try? store?().set(key + ":unreachable", [1], expiresIn: Self.unreachableMemory)
+                try? store?.set(key + ":unreachable", [1], expiresIn: Self.unreachableMemory)
             }
         }
         if policy == .hard {
@@ -144,13 +144,13 @@ public final class RevocationChecker {
     }
 
     private func readCached(_ key: String) -> CachedRevocationStatus? {
-        guard let stored = try? store?().get(key) else { return nil }
+        guard let stored = try? store?.get(key) else { return nil }
         return try? JSONDecoder().decode(CachedRevocationStatus.self, from: Data(stored.bytes))
     }
 
     /// A cache write that fails is not an error: the answer was obtained, only not kept.
     private func write(_ status: CachedRevocationStatus, key: String, for lifetime: Duration) {
         guard let bytes = try? JSONEncoder().encode(status) else { return }
-        try? store?().set(key, Array(bytes), expiresIn: lifetime)
+        try? store?.set(key, Array(bytes), expiresIn: lifetime)
     }
 }

@@ -47,16 +47,19 @@ public final class SignedDataVerifier {
     public let configuration: Configuration
     private var chains = VerifiedChainCache()
     /// Where proven chains are remembered across processes (nil: only in this process).
-    private let chainStore: (() throws -> any KeyValueStore)?
+    private let chainStore: (any KeyValueStore)?
     /// OCSP checks; nil or `.off` validates at the data's signedDate without going online.
     private let revocation: RevocationChecker?
 
     /// - Parameters:
-    ///   - chainStore: the store in which proven chains are cached across processes; opened
-    ///     on first need. A store that fails is ignored: the cache is an optimisation.
+    ///   - chainStore: the store in which proven chains are cached across processes (a
+    ///     `SelfOpeningStore` opens on first need). Reading it is the first thing a
+    ///     verification does with a chain, before anything is proven: a store that fails (or
+    ///     will not open) is a cache miss and a failed write is ignored, because the cache is
+    ///     an optimisation.
     ///   - revocation: online checks. With them on, chains are validated at `now`, not at the
     ///     data's signedDate, and leaf and intermediate are checked by OCSP.
-    public init(configuration: Configuration, chainStore: (() throws -> any KeyValueStore)? = nil,
+    public init(configuration: Configuration, chainStore: (any KeyValueStore)? = nil,
                 revocation: RevocationChecker? = nil) {
         self.configuration = configuration
         self.chainStore = chainStore
@@ -247,7 +250,7 @@ public final class SignedDataVerifier {
     }
 
     private func cachedChain(_ key: String) -> VerifiedChainCache.Entry? {
-        guard let chainStore, let stored = try? chainStore().get(key),
+        guard let chainStore, let stored = try? chainStore.get(key),
               let cached = try? JSONDecoder().decode(CachedChain.self, from: Data(stored.bytes)),
               let spki = Data(base64Encoded: cached.leafKey),
               let publicKey = try? ECPublicKey(spkiDER: Array(spki))
@@ -274,7 +277,7 @@ public final class SignedDataVerifier {
             lifetime = .milliseconds(Int64(max(1, min(remaining, 86_400)) * 1000))
         }
         guard let bytes = try? JSONEncoder().encode(cached) else { return }
-        try? chainStore().set(key, Array(bytes), expiresIn: lifetime)
+        try? chainStore.set(key, Array(bytes), expiresIn: lifetime)
     }
 
     private func checkAppIdentity(_ claims: SignedPayloadClaims, type: SignedDataType, environment: String?) throws(VerificationError) {

@@ -1,0 +1,45 @@
+import FoundationEssentials
+
+/// The settings the runtime and the composition read, whatever the function: the admin
+/// token, the log level, a pinned clock, where the store is and the CA bundle for HTTPS.
+/// Functions list the last two in their descriptors when they use the store or HTTP; the
+/// first three `--help` adds to every function.
+public enum RuntimeSettings {
+    public static let adminToken = Setting<String>.text(
+        "STOREKEEPER_ADMIN_TOKEN", .optional, secret: true,
+        help: "bearer token for HTTP callers of internal functions; required when served over HTTP")
+
+    /// Lenient by design: an unknown level is a warning at start, and `info` is used.
+    public static let logLevel = Setting<LogLevel>(
+        "STOREKEEPER_LOG_LEVEL", .optional, default: "info", help: "debug, info (default), warning or error"
+    ) { text throws(SettingProblem) in
+        guard let level = LogLevel(name: text) else { throw SettingProblem("must be debug, info, warning or error") }
+        return level
+    }
+
+    /// Pins "now" for replays and golden examples; logged as a warning when set.
+    public static let fixedTime = Setting<Date>(
+        "STOREKEEPER_NOW", .optional,
+        help: "pin the current time (epoch seconds or ISO 8601) for replays and tests; logged as a warning"
+    ) { text throws(SettingProblem) in
+        if let seconds = Int64(text) { return Date(timeIntervalSince1970: Double(seconds)) }
+        guard let date = try? Date(text, strategy: .iso8601) else {
+            throw SettingProblem("must be epoch seconds or an ISO 8601 date")
+        }
+        return date
+    }
+
+    /// Secret: a Redis URL may carry a password.
+    public static let storeURL = Setting<StoreLocation>(
+        "STORE_URL", .optional, secret: true, default: "sqlite:var/storekeeper.db",
+        help: "where state and caches live: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://[[user]:password@]host[:port][/db]"
+    ) { text throws(SettingProblem) in try StoreLocation(parsing: text) }
+
+    public static let caBundle = Setting<String>.text(
+        "STOREKEEPER_CA_BUNDLE", .optional, help: "CA file for outgoing HTTPS (tests); the system's CAs otherwise")
+
+    /// All of them, for the settings table.
+    public static let all: [SettingDeclaration] = [
+        adminToken.declaration, logLevel.declaration, fixedTime.declaration, storeURL.declaration, caBundle.declaration,
+    ]
+}

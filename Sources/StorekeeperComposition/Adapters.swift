@@ -1,0 +1,55 @@
+import FunctionRuntime
+import HTTPTransport
+import RedisStore
+import SQLiteStore
+import StorekeeperCore
+
+/// The composition root's adapters: the key-value store named by `STORE_URL` (SQLite by
+/// default, Redis when the URL says so) and the HTTP client. Each is built on first use and
+/// then kept for the life of the process, so a function that never needs the store never
+/// pays to open it, and one that answers a batch opens it once.
+public final class Adapters: FunctionAdapters {
+    private let environment: EnvironmentVariables
+    private var openedHTTP: (any HTTPClient)?
+    public private(set) lazy var selfOpeningStore = SelfOpeningStore { [environment] () throws(StoreError) in
+        try Self.openStore(environment)
+    }
+
+    public init(environment: EnvironmentVariables) {
+        self.environment = environment
+    }
+
+    /// The store, opened now. Throws only `StoreError`, which the runtime answers by its
+    /// disposition: a malformed `STORE_URL`, refused credentials or a store in a newer layout
+    /// than this build knows (`StoreLayout`) are `.invalidConfiguration` (exit 78); a store
+    /// that cannot be reached or used is retryable (exit 75, HTTP 503).
+    public func store() throws -> any KeyValueStore {
+        try selfOpeningStore.opened()
+    }
+
+    /// The HTTP client (libcurl), TLS verification always on.
+    public func http() throws -> any HTTPClient {
+        if let openedHTTP { return openedHTTP }
+        let client = try CurlHTTPClient(caBundlePath: try environment.value(RuntimeSettings.caBundle))
+        openedHTTP = client
+        return client
+    }
+
+    private static func openStore(_ environment: EnvironmentVariables) throws(StoreError) -> any KeyValueStore {
+        let location: StoreLocation
+        do {
+            location = try environment.required(RuntimeSettings.storeURL)
+        } catch {
+            throw StoreError(.invalidConfiguration, (error as? FunctionError)?.message ?? "\(RuntimeSettings.storeURL.name) does not parse")
+        }
+        let store: any KeyValueStore
+        switch location {
+        case .sqlite(let path): store = try SQLiteStore(path: path)
+        case .redis(let url): store = try RedisStore(url: url)
+        }
+        // Once per process, before the first read or write: a store in a newer layout is
+        // refused (exit 78), an older one migrated.
+        try StoreLayout.prepare(store)
+        return store
+    }
+}
