@@ -38,6 +38,8 @@ let package = Package(
         .library(name: "FunctionRuntime", targets: ["FunctionRuntime"]),
         .library(name: "StorekeeperComposition", targets: ["StorekeeperComposition"]),
         .library(name: "StorekeeperFunctions", targets: ["StorekeeperFunctions"]),
+        // For fuzz/ too: its harness runs handlers in process, as the tests do.
+        .library(name: "StorekeeperTesting", targets: ["StorekeeperTesting"]),
     ],
     targets: [
         .systemLibrary(
@@ -99,28 +101,40 @@ let package = Package(
             name: "StorekeeperFunctions",
             dependencies: ["FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto"]
         ),
-        .testTarget(
-            name: "OpenSSLCryptoTests",
-            dependencies: ["OpenSSLCrypto"],
-            exclude: ["Vectors"]
+        // Test helpers as a library, the way HummingbirdTesting serves Hummingbird, so product
+        // types carry no test-only API: in-process stand-ins and fixtures for product types
+        // (FunctionRunner.run(stdin:), MemoryStore, TestPKI, LifecycleSimulator, ...). Test
+        // targets and fuzz/ depend on it (the tests re-export it from one file each); no
+        // deployable product does.
+        .target(
+            name: "StorekeeperTesting",
+            dependencies: ["FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto"],
+            path: "Tests/Support/StorekeeperTesting"
         ),
-        .testTarget(
-            name: "StorekeeperCoreTests",
-            dependencies: ["StorekeeperCore", "OpenSSLCrypto"]
-        ),
-        .testTarget(
-            name: "HTTPTransportTests",
-            dependencies: ["HTTPTransport", "StorekeeperCore"]
-        ),
-        // Helpers several test targets share: real servers (redis-server) and child processes
-        // started with posix_spawn. Test code only; no product depends on it.
+        // Kept beside StorekeeperTesting, not merged: what runs outside the test process (real
+        // servers such as redis-server and the Python fakes, child processes started with
+        // posix_spawn). It imports no Storekeeper module, so the store tests use it without
+        // building the runtime. Test code only; no product depends on it.
         .target(
             name: "TestSupport",
             path: "Tests/Support/TestSupport"
         ),
         .testTarget(
+            name: "OpenSSLCryptoTests",
+            dependencies: ["OpenSSLCrypto", "StorekeeperTesting"],
+            exclude: ["Vectors"]
+        ),
+        .testTarget(
+            name: "StorekeeperCoreTests",
+            dependencies: ["StorekeeperCore", "OpenSSLCrypto", "StorekeeperTesting"]
+        ),
+        .testTarget(
+            name: "HTTPTransportTests",
+            dependencies: ["HTTPTransport", "StorekeeperCore"]
+        ),
+        .testTarget(
             name: "KeyValueStoreTests",
-            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore", "TestSupport"]
+            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore", "TestSupport", "StorekeeperTesting"]
         ),
         // Runs one store scenario in its own process, so the conformance suite can race
         // several processes against one store. A test tool, not a deployable function.
@@ -131,12 +145,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FunctionRuntimeTests",
-            dependencies: ["FunctionRuntime", "StorekeeperCore"]
+            dependencies: ["FunctionRuntime", "StorekeeperCore", "StorekeeperTesting"]
         ),
         .testTarget(
             name: "FunctionTests",
             dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperComposition", "StorekeeperCore",
-                           "OpenSSLCrypto", "SQLiteStore", "RedisStore", "HTTPTransport", "TestSupport"]
+                           "OpenSSLCrypto", "SQLiteStore", "RedisStore", "HTTPTransport", "TestSupport",
+                           "StorekeeperTesting"]
         ),
     ] + functionNames.map { name in
         .executableTarget(

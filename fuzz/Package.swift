@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "FunctionRuntime", package: "Storekeeper"),
                 .product(name: "StorekeeperComposition", package: "Storekeeper"),
                 .product(name: "StorekeeperFunctions", package: "Storekeeper"),
+                .product(name: "StorekeeperTesting", package: "Storekeeper"),
             ]
         ),
     ] + fuzzTargets.map { name in

@@ -2,7 +2,7 @@ import StorekeeperCore
 
 /// Runs one handler against injected arguments, environment, stdin, stdout and stderr, and
 /// returns the exit code. `FunctionMain.run` wraps it around the real process; tests run it
-/// in process with byte arrays.
+/// in process with byte arrays (StorekeeperTesting's `FunctionRunner.run(_:stdin:)`).
 ///
 /// The front door is chosen once per process for CGI (`GATEWAY_INTERFACE` set) and per
 /// document otherwise, so an NDJSON batch may mix direct requests and HTTP events. For
@@ -68,31 +68,5 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         let loop = RequestLoop<Handler>(descriptor: descriptor, environment: variables, clock: clock, log: log, output: output,
                                         adapters: adapters)
         return loop.serve(input: input, cgiEnvironment: isCGI ? environment : nil)
-    }
-
-    /// Runs `handler` in process on `stdin` and collects what a process would have written.
-    /// Without `adapters`, a handler that asks for the store or HTTP gets exit 78.
-    public static func run(
-        _ handler: Handler.Type,
-        arguments: [String] = [],
-        environment: [String: String] = [:],
-        stdin: [UInt8],
-        clock: any TimeSource = SystemTime(),
-        adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters = { _ in NoAdapters() }
-    ) -> FunctionRunResult {
-        let output = ByteBuffer()
-        let errorOutput = ByteBuffer()
-        let runner = FunctionRunner(
-            handler,
-            arguments: [Handler.descriptor.name] + arguments,
-            environment: environment,
-            clock: clock,
-            input: ByteBuffer(stdin),
-            output: output,
-            errorOutput: errorOutput,
-            adapters: adapters
-        )
-        let exitCode = runner.run()
-        return FunctionRunResult(exitCode: exitCode, stdout: output.bytes, stderr: errorOutput.bytes)
     }
 }

@@ -21,11 +21,6 @@ public struct Logger {
         self.emit = emit
     }
 
-    /// A logger that writes nothing, for handler tests.
-    public static func discarding(function: String = "test", clock: any TimeSource = SystemTime()) -> Logger {
-        Logger(function: function, clock: clock, emit: { _ in })
-    }
-
     public func debug(_ event: String, _ fields: [String: any LogFieldValue] = [:]) {
         log(.debug, event, fields)
     }

@@ -43,8 +43,20 @@ public enum OCSPResponseVerifier {
         guard let seconds = Int(exactly: time.timeIntervalSince1970.rounded(.down)) else {
             throw OCSPResponseError(.internalFailure, message: "check time \(time) is not representable")
         }
-
         // 1. The envelope: a successful response carrying a basic response.
+        let basic = try basicResponse(der)
+        // 2. Who signed it, and may they answer for this issuer's certificates?
+        try verifySigner(of: basic, issuer: issuer, trustStore: trustStore, at: seconds)
+        // 3. A replay of an answer to someone else's request.
+        if let request, request.hasNonce { try checkNonce(of: basic, echoes: request) }
+        // 4. This certificate's entry.
+        let entry = try entry(in: basic, for: certificate, issuer: issuer)
+        // 5. Fresh at `time`.
+        try checkFreshness(entry, at: time, maximumAge: maximumAge)
+        return try result(of: entry)
+    }
+
+    private static func basicResponse(_ der: [UInt8]) throws(OCSPResponseError) -> OCSPBasicResponse {
         let response: OCSPResponseObject
         do {
             response = try OCSPResponseObject(der: der)
@@ -55,30 +67,28 @@ public enum OCSPResponseVerifier {
         guard status == .successful else {
             throw OCSPResponseError(.unsuccessful(status), message: "the responder answered \(status)")
         }
-        let basic: OCSPBasicResponse
         do {
-            basic = try response.basicResponse()
+            return try response.basicResponse()
         } catch {
             throw OCSPResponseError(.malformed, error)
         }
+    }
 
-        // 2. Who signed it, and may they answer for this issuer's certificates?
-        try verifySigner(of: basic, issuer: issuer, trustStore: trustStore, at: seconds)
-
-        // 3. A replay of an answer to someone else's request.
-        if let request, request.hasNonce {
-            let sent: OCSPRequestObject
-            do {
-                sent = try OCSPRequestObject(der: request.der)
-            } catch {
-                throw OCSPResponseError(.internalFailure, error)
-            }
-            if basic.compareNonce(with: sent) == 0 {
-                throw OCSPResponseError(.nonceMismatch, message: "the response echoes another request's nonce")
-            }
+    private static func checkNonce(of basic: OCSPBasicResponse, echoes request: OCSPRequest) throws(OCSPResponseError) {
+        let sent: OCSPRequestObject
+        do {
+            sent = try OCSPRequestObject(der: request.der)
+        } catch {
+            throw OCSPResponseError(.internalFailure, error)
         }
+        if basic.compareNonce(with: sent) == 0 {
+            throw OCSPResponseError(.nonceMismatch, message: "the response echoes another request's nonce")
+        }
+    }
 
-        // 4. This certificate's entry. The CertID is made the way OCSPRequest makes it (SHA-1).
+    /// The CertID is made the way OCSPRequest makes it (SHA-1).
+    private static func entry(in basic: OCSPBasicResponse, for certificate: Certificate,
+                              issuer: Certificate) throws(OCSPResponseError) -> OCSPBasicResponse.Entry {
         let id: OCSPCertID
         do {
             id = try OCSPCertID(certificate: certificate, issuer: issuer)
@@ -97,10 +107,10 @@ public enum OCSPResponseVerifier {
                 .certificateNotInResponse,
                 message: "no entry for serial \(certificate.serialNumberHex) issued by \(issuer.subjectSummary)")
         }
+        return entry
+    }
 
-        // 5. Fresh at `time`.
-        try checkFreshness(entry, at: time, maximumAge: maximumAge)
-
+    private static func result(of entry: OCSPBasicResponse.Entry) throws(OCSPResponseError) -> OCSPResult {
         switch entry.status {
         case V_OCSP_CERTSTATUS_GOOD:
             return OCSPResult(status: .good, thisUpdate: entry.thisUpdate, nextUpdate: entry.nextUpdate)

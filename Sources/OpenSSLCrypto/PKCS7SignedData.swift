@@ -50,28 +50,8 @@ public final class PKCS7SignedData: @unchecked Sendable {
         else {
             throw PKCS7Error(.malformed, operation: "read PKCS#7", message: "no attached data content (detached signature?)")
         }
-        let length = Int(ASN1_STRING_length(data))
-        if length > 0, let bytes = ASN1_STRING_get0_data(data) {
-            content = Array(UnsafeBufferPointer(start: bytes, count: length))
-        } else {
-            content = []
-        }
-
-        var certificates: [Certificate] = []
-        if let stack = signed.pointee.cert {
-            let count = Int(shim_sk_X509_num(stack))
-            guard count <= TrustStore.maximumChainLength else {
-                throw PKCS7Error(.malformed, operation: "read PKCS#7", message: "\(count) certificates is too many")
-            }
-            for index in 0..<max(count, 0) {
-                guard let x509 = shim_sk_X509_value(stack, Int32(index)) else { continue }
-                do {
-                    certificates.append(try Certificate(x509: X509Reference(retaining: x509)))
-                } catch {
-                    throw PKCS7Error(.malformed, error)
-                }
-            }
-        }
+        content = Self.bytes(of: data)
+        let certificates = try Self.certificates(in: signed)
         guard let signerInfos = PKCS7_get_signer_info(p7), shim_sk_PKCS7_SIGNER_INFO_num(signerInfos) == 1 else {
             OpenSSL.discardErrors()
             throw PKCS7Error(.malformed, operation: "read PKCS#7", message: "a receipt has exactly one signer")
@@ -90,6 +70,31 @@ public final class PKCS7SignedData: @unchecked Sendable {
         self.object = object
         self.certificates = certificates
         self.signer = signer
+    }
+
+    private static func bytes(of string: UnsafeMutablePointer<ASN1_OCTET_STRING>) -> [UInt8] {
+        let length = Int(ASN1_STRING_length(string))
+        guard length > 0, let bytes = ASN1_STRING_get0_data(string) else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: length))
+    }
+
+    /// The certificates the container carries, in order (a bounded number).
+    private static func certificates(in signed: UnsafeMutablePointer<PKCS7_SIGNED>) throws(PKCS7Error) -> [Certificate] {
+        guard let stack = signed.pointee.cert else { return [] }
+        let count = Int(shim_sk_X509_num(stack))
+        guard count <= TrustStore.maximumChainLength else {
+            throw PKCS7Error(.malformed, operation: "read PKCS#7", message: "\(count) certificates is too many")
+        }
+        var certificates: [Certificate] = []
+        for index in 0..<max(count, 0) {
+            guard let x509 = shim_sk_X509_value(stack, Int32(index)) else { continue }
+            do {
+                certificates.append(try Certificate(x509: X509Reference(retaining: x509)))
+            } catch {
+                throw PKCS7Error(.malformed, error)
+            }
+        }
+        return certificates
     }
 
     /// Checks the signature over `content` with the signer's key, and nothing else (no chain).

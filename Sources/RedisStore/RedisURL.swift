@@ -26,91 +26,88 @@ struct RedisURL: Sendable, Equatable {
     }
 
     init(parsing text: String) throws(StoreError) {
-        let schemeEnd = text.firstRange(of: "://")
-        guard let schemeEnd else { throw Self.invalid("expected redis://[[user]:password@]host[:port][/db]") }
+        var rest = try Self.afterScheme(text)
+        // The last '@' ends the credentials, so a password holding '@' or '/' still parses.
+        (username, password) = (nil, nil)
+        if let at = rest.lastIndex(of: "@") {
+            (username, password) = try Self.credentials(rest[..<at])
+            rest = rest[rest.index(after: at)...]
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        database = try Self.database(rest[slash...].dropFirst())
+        let (hostPart, portPart) = try Self.hostAndPort(rest[..<slash])
+        host = String(hostPart)
+        port = try portPart.map { (portPart) throws(StoreError) in try Self.port(portPart) } ?? Self.defaultPort
+    }
+
+    /// What follows `redis://`; any other scheme, a query or a fragment is refused.
+    private static func afterScheme(_ text: String) throws(StoreError) -> Substring {
+        guard let schemeEnd = text.firstRange(of: "://") else {
+            throw invalid("expected redis://[[user]:password@]host[:port][/db]")
+        }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "redis" else {
             if scheme == "rediss" {
-                throw Self.invalid("rediss:// (TLS) is not supported: the hiredis this adapter links has no TLS; use a TLS tunnel or a private network")
+                throw invalid("rediss:// (TLS) is not supported: the hiredis this adapter links has no TLS; use a TLS tunnel or a private network")
             }
-            throw Self.invalid("the scheme must be redis://")
+            throw invalid("the scheme must be redis://")
         }
-        var rest = text[schemeEnd.upperBound...]
+        let rest = text[schemeEnd.upperBound...]
         guard !rest.contains("?"), !rest.contains("#") else {
-            throw Self.invalid("query strings and fragments are not supported: redis://[[user]:password@]host[:port][/db]")
+            throw invalid("query strings and fragments are not supported: redis://[[user]:password@]host[:port][/db]")
         }
+        return rest
+    }
 
-        // The last '@' ends the credentials, so a password holding '@' or '/' still parses.
-        username = nil
-        password = nil
-        if let at = rest.lastIndex(of: "@") {
-            let userInfo = rest[..<at]
-            rest = rest[rest.index(after: at)...]
-            guard let colon = userInfo.firstIndex(of: ":") else {
-                throw Self.invalid("a user needs a password: redis://user:password@host or redis://:password@host")
-            }
-            let user = try Self.percentDecoded(userInfo[..<colon], "user name")
-            let secret = try Self.percentDecoded(userInfo[userInfo.index(after: colon)...], "password")
-            guard !secret.isEmpty else { throw Self.invalid("the password is empty") }
-            username = user.isEmpty ? nil : user
-            password = secret
+    /// `user:password` or `:password`; a user without a password is refused.
+    private static func credentials(_ userInfo: Substring) throws(StoreError) -> (username: String?, password: String) {
+        guard let colon = userInfo.firstIndex(of: ":") else {
+            throw invalid("a user needs a password: redis://user:password@host or redis://:password@host")
         }
+        let user = try percentDecoded(userInfo[..<colon], "user name")
+        let secret = try percentDecoded(userInfo[userInfo.index(after: colon)...], "password")
+        guard !secret.isEmpty else { throw invalid("the password is empty") }
+        return (user.isEmpty ? nil : user, secret)
+    }
 
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        let authority = rest[..<slash]
-        let path = rest[slash...].dropFirst()
-
-        if path.isEmpty {
-            database = 0
-        } else {
-            guard path.allSatisfy(\.isASCII), path.allSatisfy(\.isNumber), path.count <= 5, let number = Int(path) else {
-                throw Self.invalid("the database must be a number: redis://host:port/0")
-            }
-            database = number
+    private static func database(_ path: Substring) throws(StoreError) -> Int {
+        if path.isEmpty { return 0 }
+        guard path.allSatisfy(\.isASCII), path.allSatisfy(\.isNumber), path.count <= 5, let number = Int(path) else {
+            throw invalid("the database must be a number: redis://host:port/0")
         }
+        return number
+    }
 
-        let hostPart: Substring
-        let portPart: Substring?
+    /// `host`, `host:port`, `[::1]` or `[::1]:port`.
+    private static func hostAndPort(_ authority: Substring) throws(StoreError) -> (host: Substring, port: Substring?) {
         if authority.hasPrefix("[") {
             // An IPv6 literal: [::1] or [::1]:6380.
-            guard let close = authority.firstIndex(of: "]") else { throw Self.invalid("an IPv6 address needs its closing ']'") }
-            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            guard let close = authority.firstIndex(of: "]") else { throw invalid("an IPv6 address needs its closing ']'") }
+            let hostPart = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
-            if after.isEmpty {
-                portPart = nil
-            } else {
-                guard after.hasPrefix(":") else { throw Self.invalid("expected :port after the IPv6 address") }
-                portPart = after.dropFirst()
-            }
+            guard after.isEmpty || after.hasPrefix(":") else { throw invalid("expected :port after the IPv6 address") }
             guard !hostPart.isEmpty, hostPart.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
-                throw Self.invalid("the IPv6 address is malformed")
+                throw invalid("the IPv6 address is malformed")
             }
-        } else {
-            let colons = authority.filter { $0 == ":" }.count
-            guard colons <= 1 else { throw Self.invalid("an IPv6 address must be in brackets: redis://[::1]:6379") }
-            if let colon = authority.firstIndex(of: ":") {
-                hostPart = authority[..<colon]
-                portPart = authority[authority.index(after: colon)...]
-            } else {
-                hostPart = authority
-                portPart = nil
-            }
-            guard !hostPart.isEmpty else { throw Self.invalid("the host is missing: redis://host:port/db") }
-            guard hostPart.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") }) else {
-                throw Self.invalid("the host name holds characters a host name cannot have")
-            }
+            return (hostPart, after.isEmpty ? nil : after.dropFirst())
         }
-        host = String(hostPart)
+        let colons = authority.filter { $0 == ":" }.count
+        guard colons <= 1 else { throw invalid("an IPv6 address must be in brackets: redis://[::1]:6379") }
+        let hostPart = authority.firstIndex(of: ":").map { authority[..<$0] } ?? authority
+        let portPart = authority.firstIndex(of: ":").map { authority[authority.index(after: $0)...] }
+        guard !hostPart.isEmpty else { throw invalid("the host is missing: redis://host:port/db") }
+        guard hostPart.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") }) else {
+            throw invalid("the host name holds characters a host name cannot have")
+        }
+        return (hostPart, portPart)
+    }
 
-        if let portPart {
-            guard !portPart.isEmpty, portPart.count <= 5, portPart.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let number = Int(portPart), (1...65535).contains(number) else {
-                throw Self.invalid("the port must be a number from 1 to 65535")
-            }
-            port = number
-        } else {
-            port = Self.defaultPort
+    private static func port(_ text: Substring) throws(StoreError) -> Int {
+        guard !text.isEmpty, text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let number = Int(text), (1...65535).contains(number) else {
+            throw invalid("the port must be a number from 1 to 65535")
         }
+        return number
     }
 
     /// The URL as it may appear in a log: the password is never shown.

@@ -35,7 +35,7 @@ extension KeyValueStoreConformanceTests {
         return ids
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func emptyQueueHasNothingToClaim(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         #expect(try store.claim(from: "q", lease: .seconds(60)) == nil)
@@ -43,7 +43,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.deadLetters(in: "q") == [])
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func claimHandsOutTheJobAsEnqueued(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         let job = QueuedJob(id: "n-1", payload: Self.bytes, priority: 3, maxAttempts: 5)
@@ -63,7 +63,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.claim(from: "q", lease: .seconds(60)) == nil)
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func jobsOfOnePriorityComeOutInOrder(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         let ids = (0..<20).map { "job-\($0)" }
@@ -71,7 +71,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try Self.drain("q", store) == ids)
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func lowerPriorityNumbersComeFirstThenOlder(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         try store.enqueue(Self.job("renewal-1", priority: 2), on: "q")
@@ -83,7 +83,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try Self.drain("q", store) == ["refund-1", "refund-2", "other-1", "other-2", "renewal-1", "renewal-2"])
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func aJobIdIsQueuedOnceWhateverItsState(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         #expect(try store.enqueue(Self.job("a"), on: "q"))
@@ -104,7 +104,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.enqueue(Self.job("a"), on: "other"))
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func queuesAreIndependent(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         try store.enqueue(Self.job("x"), on: "q1")
@@ -113,7 +113,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.claim(from: "q1", lease: .seconds(60))?.job.id == "x")
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func anExpiredLeaseMakesTheJobClaimableAgain(backend: StoreBackend) async throws {
         let store = try backend.makeStore()
         try store.enqueue(Self.job("j"), on: "q")
@@ -132,7 +132,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.pendingCount(in: "q") == 0)
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func releaseWaitsForTheBackoff(backend: StoreBackend) async throws {
         let store = try backend.makeStore()
         try store.enqueue(Self.job("j"), on: "q")
@@ -149,7 +149,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.acknowledge(second))
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func releaseWithoutBackoffIsReadyAtOnceAndKeepsItsPlace(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         try store.enqueue(Self.job("first"), on: "q")
@@ -162,7 +162,7 @@ extension KeyValueStoreConformanceTests {
         #expect(again.attempt == 2)
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func releaseAfterTheLastAttemptDeadLetters(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         try store.enqueue(Self.job("poison", maxAttempts: 2), on: "q")
@@ -181,7 +181,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.deadLetters(in: "q") == ["poison"])
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func aJobOutOfAttemptsIsDeadLetteredByTheNextClaim(backend: StoreBackend) async throws {
         let store = try backend.makeStore()
         try store.enqueue(Self.job("crashes-its-worker", maxAttempts: 1), on: "q")
@@ -199,7 +199,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.claim(from: "q", lease: .seconds(60)) == nil)
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func deadLettersAreListedOldestFirst(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         for id in ["d-1", "d-2", "d-3"] {
@@ -215,7 +215,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.claim(from: "q", lease: .seconds(60)) == nil)
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func setIfAbsentAndEnqueueIsAllOrNothing(backend: StoreBackend) throws {
         let store = try backend.makeStore()
         let key = "{n-1}:notification", queue = "{n-1}:queue"
@@ -230,7 +230,7 @@ extension KeyValueStoreConformanceTests {
         #expect(try Self.drain(queue, store) == ["n-1"])
     }
 
-    @Test(arguments: StoreBackend.all)
+    @Test(arguments: StoreBackend.withMemoryStore)
     func setIfAbsentAndEnqueueTakesAnExpiredKey(backend: StoreBackend) async throws {
         let store = try backend.makeStore()
         let key = "{n-2}:notification", queue = "{n-2}:queue"

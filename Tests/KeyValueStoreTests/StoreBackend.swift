@@ -1,6 +1,7 @@
 import Foundation
 import SQLiteStore
 import StorekeeperCore
+import StorekeeperTesting
 import Testing
 
 /// One key-value store implementation under test. The conformance suite is written once and
@@ -23,6 +24,16 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
     /// Every backend the conformance suite runs against.
     static let all: [StoreBackend] = [.sqlite] + redisWhenAvailable
 
+    /// The real stores and StorekeeperTesting's MemoryStore, which in-process tests of the
+    /// core stand on: for the parts of the contract it implements (not across processes).
+    static let withMemoryStore: [StoreBackend] = all + [.memory]
+
+    static let memory = StoreBackend(
+        name: "MemoryStore",
+        makeLocator: { "memory:" + UUID().uuidString },
+        open: { locator in MemoryStores.shared.store(at: locator) }
+    )
+
     /// A new database file in a folder that does not exist yet (so every test also covers
     /// the store creating its folder).
     static let sqlite = StoreBackend(
@@ -33,4 +44,20 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
             return try SQLiteStore(path: String(locator.dropFirst("sqlite:".count)))
         }
     )
+}
+
+/// MemoryStores by locator, so opening a locator twice in this process gives the same store.
+final class MemoryStores: @unchecked Sendable {
+    static let shared = MemoryStores()
+    private var stores: [String: MemoryStore] = [:]
+    private let lock = NSLock()
+
+    func store(at locator: String) -> MemoryStore {
+        lock.withLock {
+            if let store = stores[locator] { return store }
+            let store = MemoryStore()
+            stores[locator] = store
+            return store
+        }
+    }
 }

@@ -5,7 +5,7 @@ import OpenSSLCrypto
 @Suite(.enabled(if: OpenSSLCLI.isAvailable, "openssl CLI not installed: certificate tests skipped"))
 struct CertificateTests {
     @Test func appleExtensionsByDottedOID() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         #expect(pki.leaf.hasExtension(oid: TestPKI.receiptSignerOID))
         #expect(!pki.leaf.hasExtension(oid: TestPKI.wwdrIntermediateOID))
         #expect(pki.intermediate.hasExtension(oid: TestPKI.wwdrIntermediateOID))
@@ -19,14 +19,14 @@ struct CertificateTests {
     }
 
     @Test func certificateAuthorityFlag() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         #expect(pki.rootA.isCertificateAuthority)
         #expect(pki.intermediate.isCertificateAuthority)
         #expect(!pki.leaf.isCertificateAuthority)
     }
 
     @Test func validityPeriod() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let leaf = pki.leaf
         #expect(abs(leaf.notBefore.timeIntervalSinceNow) < 3_600, "notBefore \(leaf.notBefore)")
         #expect(leaf.notAfter.timeIntervalSince(leaf.notBefore) == 365 * 86_400)
@@ -46,17 +46,17 @@ struct CertificateTests {
     }
 
     @Test func namesSerialAndOCSP() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         #expect(pki.leaf.subjectSummary == "CN=Test Leaf,O=Storekeeper Test,C=US")
         #expect(pki.leaf.issuerSummary == "CN=Test Intermediate,O=Storekeeper Test,C=US")
-        #expect(pki.leaf.serialNumberHex == TestPKI.leafSerialHex)
-        #expect(pki.leaf.ocspResponderURLs == [TestPKI.ocspURL])
+        #expect(pki.leaf.serialNumberHex == TestPKI.Generated.leafSerialHex)
+        #expect(pki.leaf.ocspResponderURLs == [TestPKI.Generated.ocspURL])
         #expect(pki.rootA.ocspResponderURLs.isEmpty)
         #expect(pki.leaf.description.contains("Test Leaf"))
     }
 
     @Test func fingerprintMatchesTheCLI() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let printed = String(decoding: try OpenSSLCLI.run(
             ["x509", "-in", "leaf.pem", "-noout", "-fingerprint", "-sha256"], in: pki.directory), as: UTF8.self)
         let expected = printed.split(separator: "=").last.map {
@@ -66,7 +66,7 @@ struct CertificateTests {
     }
 
     @Test func subjectPublicKey() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let leafKey = try ECPrivateKey(pem: try pki.text("leaf.key"))
         let certificateKey = try pki.leaf.publicKey()
         #expect(certificateKey == leafKey.publicKey)
@@ -77,7 +77,7 @@ struct CertificateTests {
     }
 
     @Test func derAndPEMAgree() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let reparsed = try Certificate(der: pki.leaf.der)
         #expect(reparsed == pki.leaf)
         #expect(reparsed.der == pki.leaf.der)
@@ -87,7 +87,7 @@ struct CertificateTests {
     }
 
     @Test func loadsFilesAndDirectories() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let directory = try makeTemporaryDirectory("load")
         defer { removeTemporaryDirectory(directory) }
         try OpenSSLCLI.run(["x509", "-in", pki.path("rootA.pem"), "-outform", "DER", "-out", "rootA.cer"], in: directory)
@@ -104,7 +104,7 @@ struct CertificateTests {
     }
 
     @Test func fileContentsTellConfigurationsApart() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let directory = try makeTemporaryDirectory("contents")
         defer { removeTemporaryDirectory(directory) }
         try pki.text("rootA.pem").write(to: directory.appendingPathComponent("a.pem"), atomically: true, encoding: .utf8)
@@ -132,7 +132,7 @@ struct CertificateTests {
     }
 
     @Test func malformedDERIsRejected() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         #expect(throws: CryptoError.self) { try Certificate(der: []) }
         #expect(throws: CryptoError.self) { try Certificate(der: Array(pki.leaf.der.dropLast())) }
         #expect(throws: CryptoError.self) { try Certificate(der: pki.leaf.der + [0]) }

@@ -30,7 +30,7 @@ import OpenSSLCrypto
 
     @Test(.enabled(if: OpenSSLCLI.isAvailable, "openssl CLI not installed"))
     func certificateCosts() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.rootA])
         let time = pki.leaf.notBefore.addingTimeInterval(3_600)
         let leafDER = pki.leaf.der

@@ -5,10 +5,10 @@ import OpenSSLCrypto
 @Suite(.enabled(if: OpenSSLCLI.isAvailable, "openssl CLI not installed: chain tests skipped"))
 struct TrustStoreTests {
     /// An instant inside every test certificate's validity, never "now".
-    static func validTime(_ pki: TestPKI) -> Date { pki.leaf.notBefore.addingTimeInterval(3_600) }
+    static func validTime(_ pki: TestPKI.Generated) -> Date { pki.leaf.notBefore.addingTimeInterval(3_600) }
 
     @Test func validChainIsReturnedLeafToRoot() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.rootB, pki.rootA])
         let chain = try store.verifyChain(leaf: pki.leaf, intermediates: [pki.intermediate], at: Self.validTime(pki))
         #expect(chain == [pki.leaf, pki.intermediate, pki.rootA])
@@ -18,7 +18,7 @@ struct TrustStoreTests {
     }
 
     @Test func extraOrUnorderedIntermediatesAreFine() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.rootA])
         let chain = try store.verifyChain(
             leaf: pki.leaf, intermediates: [pki.rootB, pki.otherLeaf, pki.intermediate], at: Self.validTime(pki))
@@ -26,7 +26,7 @@ struct TrustStoreTests {
     }
 
     @Test func missingIntermediateFails() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.rootA])
         let error = #expect(throws: CertificateChainError.self) {
             try store.verifyChain(leaf: pki.leaf, intermediates: [], at: Self.validTime(pki))
@@ -37,7 +37,7 @@ struct TrustStoreTests {
     }
 
     @Test func leafFromAnotherRootFails() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.rootA])
         let error = #expect(throws: CertificateChainError.self) {
             try store.verifyChain(leaf: pki.otherLeaf, intermediates: [pki.intermediate, pki.rootB], at: Self.validTime(pki))
@@ -47,7 +47,7 @@ struct TrustStoreTests {
 
     @Test func anIntermediateIsNotATrustAnchor() throws {
         // Partial chains are off: trusting only the intermediate verifies nothing.
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.intermediate])
         let error = #expect(throws: CertificateChainError.self) {
             try store.verifyChain(leaf: pki.leaf, intermediates: [], at: Self.validTime(pki))
@@ -56,7 +56,7 @@ struct TrustStoreTests {
     }
 
     @Test func validityIsJudgedAtTheGivenTimeNotTheClock() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.rootA])
         let leaf = pki.shortLeaf
 
@@ -81,7 +81,7 @@ struct TrustStoreTests {
     }
 
     @Test func anIssuerThatIsNotACAFails() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.rootA])
         let error = #expect(throws: CertificateChainError.self) {
             try store.verifyChain(leaf: pki.notACAChild, intermediates: [pki.leaf, pki.intermediate], at: Self.validTime(pki))
@@ -91,7 +91,7 @@ struct TrustStoreTests {
     }
 
     @Test func unrepresentableTimesAndEmptyRootsAreErrors() throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         #expect(throws: CryptoError.self) { try TrustStore(roots: []) }
         let store = try TrustStore(roots: [pki.rootA])
         #expect(throws: CryptoError.self) {
@@ -100,7 +100,7 @@ struct TrustStoreTests {
     }
 
     @Test func sharedAcrossTasks() async throws {
-        let pki = try TestPKI.shared.get()
+        let pki = try TestPKI.generated.get()
         let store = try TrustStore(roots: [pki.rootA])
         let time = Self.validTime(pki)
         let lengths = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -13,7 +13,7 @@ extension EndToEnd {
         @Test("50 concurrent POSTs: one accepted, 49 duplicates, one job, applied once", arguments: Backend.allCases)
         func fiftyAtOnce(_ backend: Backend) throws {
             let deployment = try Deployment(backend)
-            var story = SubscriptionStory(group: 4, originalTransactionId: "3000000004", start: E2E.nowMilliseconds - 60_000)
+            var story = LifecycleSimulator(originalTransactionId: "3000000004", group: 4, start: E2E.nowMilliseconds - 60_000)
             story.subscribe()
             let notification = try #require(story.notifications.first)
             let payload = try #require(try Binaries.sign([notification]).first)
@@ -44,7 +44,7 @@ extension EndToEnd {
             #expect(try deployment.store.deadLetters().isEmpty)
             let record = try #require(try deployment.store.record(story.originalTransactionId))
             #expect(record.lastEvent.id == notification.uuid)
-            #expect(record == (try SubscriptionStory.inOrderRecord([notification])))
+            #expect(record == (try LifecycleSimulator.inOrderRecord([notification])))
             let entitlement = try deployment.entitlement(appAccountToken: story.appAccountToken)
             #expect(entitlement["status"] as? String == "active" && entitlement["active"] as? Bool == true, "\(entitlement)")
             #expect(entitlement.field("lastEvent", "id") as? String == notification.uuid, "\(entitlement)")

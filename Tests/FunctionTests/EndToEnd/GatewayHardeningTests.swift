@@ -46,7 +46,7 @@ extension EndToEnd {
         @Test("300 connections trickling a body: a webhook still answers, and the server closes them once they go quiet")
         func slowClients() throws {
             let deployment = try Deployment(.sqlite)
-            var story = SubscriptionStory(group: 40, originalTransactionId: "3000000040", start: E2E.nowMilliseconds - 60_000)
+            var story = LifecycleSimulator(originalTransactionId: "3000000040", group: 40, start: E2E.nowMilliseconds - 60_000)
             story.subscribe()
             let signed = try #require(try Binaries.sign(story.notifications).first)
 

@@ -65,7 +65,7 @@ extension EndToEnd {
             for notification in story.notifications {
                 #expect(try deployment.store.hasNotification(notification.uuid), "\(notification.uuid) lost")
             }
-            #expect(try deployment.store.record(story.originalTransactionId) == SubscriptionStory.inOrderRecord(story.notifications))
+            #expect(try deployment.store.record(story.originalTransactionId) == LifecycleSimulator.inOrderRecord(story.notifications))
             let entitlement = try deployment.entitlement(appAccountToken: story.appAccountToken)
             #expect(entitlement["status"] as? String == "refunded" && entitlement["active"] as? Bool == false, "\(entitlement)")
             #expect(entitlement.field("lastEvent", "id") as? String == story.notifications.last?.uuid, "\(entitlement)")

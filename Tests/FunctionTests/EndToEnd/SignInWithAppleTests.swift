@@ -378,7 +378,7 @@ extension EndToEnd {
             #expect(token["redirect_uri"] is NSNull || token["redirect_uri"] == nil)
 
             // The app buys with the user's appAccountToken; the notification links it to the user.
-            var story = SubscriptionStory(group: 70, originalTransactionId: "7000000001", start: E2E.nowMilliseconds - 60_000)
+            var story = LifecycleSimulator(originalTransactionId: "7000000001", group: 70, start: E2E.nowMilliseconds - 60_000)
             story.appAccountToken = appAccountToken
             story.subscribe()
             let received = try Binaries.receive(try Binaries.sign(story.notifications), environment: d.environment)

@@ -1,49 +1,6 @@
 import Foundation
 import StorekeeperCore
 
-/// One notification as Apple would send it, before signing: the decoded fields, with the
-/// transaction and renewal info as Storekeeper's own models (encoded in Apple's field names).
-/// `simulate-store` signs them with the fixture PKI; `event` is what the worker should apply.
-struct NotificationSpec: Sendable {
-    var uuid: String
-    var type: String
-    var subtype: String?
-    var signedDate: Int64
-    var environment = "Sandbox"
-    var bundleId = E2E.bundleId
-    var transaction: JWSTransactionDecodedPayload
-    var renewal: JWSRenewalInfoDecodedPayload?
-
-    /// The request line for `simulate-store`.
-    func signingRequest() throws -> [String: Any] {
-        var data: [String: Any] = [
-            "bundleId": bundleId, "environment": environment, "appAppleId": E2E.appAppleId,
-            "transactionInfo": try Self.object(transaction),
-        ]
-        if let renewal { data["renewalInfo"] = try Self.object(renewal) }
-        var payload: [String: Any] = [
-            "notificationType": type, "notificationUUID": uuid, "signedDate": signedDate, "version": "2.0", "data": data,
-        ]
-        if let subtype { payload["subtype"] = subtype }
-        return ["sign": "notification", "payload": payload]
-    }
-
-    /// What the entitlement engine is given for this notification once it is verified.
-    var event: EntitlementEvent {
-        EntitlementEvent(id: uuid, source: .notification, type: type, subtype: subtype, signedDate: signedDate,
-                         transaction: transaction, renewalInfo: renewal)
-    }
-
-    private static func object(_ value: some Encodable) throws -> Any {
-        try JSONSerialization.jsonObject(with: JSONEncoder().encode(value))
-    }
-
-    /// A UUID that names case, subscription and step, so a failure message says which one.
-    static func uuid(_ group: Int, _ index: Int) -> String {
-        String(format: "%08x-0000-4000-8000-%012x", group, index)
-    }
-}
-
 /// The function binaries as the tests drive them directly (not through the web server).
 enum Binaries {
     /// Signs every notification in one `simulate-store` process (NDJSON batch); the answers

@@ -153,7 +153,7 @@ struct Scene {
     let folder: URL
     let path: String
     let environment: [String: String]
-    let story: SubscriptionStory
+    let story: LifecycleSimulator
     let signed: [String]
 
     init(folder: URL, group: Int) throws {
@@ -168,8 +168,8 @@ struct Scene {
         }
     }
 
-    static func story(group: Int) -> SubscriptionStory {
-        var story = SubscriptionStory(group: group, originalTransactionId: "30000\(group)",
+    static func story(group: Int) -> LifecycleSimulator {
+        var story = LifecycleSimulator(originalTransactionId: "30000\(group)", group: group,
                                       start: E2E.nowMilliseconds - 60_000)
         story.subscribe()
         story.renew()

@@ -8,11 +8,11 @@ extension EndToEnd {
     /// GET /entitlements, on each backend.
     @Suite("Through lighttpd: a subscription's life, duplicates, disorder and refusals")
     struct WebServerLifecycleTests {
-        static let day = SubscriptionStory.day
+        static let day = LifecycleSimulator.day
 
         /// The demo's story: buy, renew, turn auto-renew off, expire, come back, get a refund.
-        static func demoStory(group: Int, originalTransactionId: String) -> SubscriptionStory {
-            var story = SubscriptionStory(group: group, originalTransactionId: originalTransactionId,
+        static func demoStory(group: Int, originalTransactionId: String) -> LifecycleSimulator {
+            var story = LifecycleSimulator(originalTransactionId: originalTransactionId, group: group,
                                           start: E2E.nowMilliseconds - 60_000)
             story.subscribe()
             story.renew()
@@ -68,7 +68,7 @@ extension EndToEnd {
             #expect(report == NotificationProcessor.Report(), "nothing may be queued by a duplicate: \(report)")
             let after = try deployment.entitlement(appAccountToken: story.appAccountToken)
             #expect(NSDictionary(dictionary: after) == NSDictionary(dictionary: final), "\(after) != \(final)")
-            #expect(try deployment.store.record(id) == SubscriptionStory.inOrderRecord(story.notifications))
+            #expect(try deployment.store.record(id) == LifecycleSimulator.inOrderRecord(story.notifications))
             #expect(deployment.gateway.requestLines(of: "receive-notification").count == 9)
         }
 
@@ -106,14 +106,14 @@ extension EndToEnd {
             #expect(shuffled.field("lastEvent", "id") as? String == story.notifications.last?.uuid)
             let record = try deployment.store.record(story.originalTransactionId)
             #expect(record == (try reference.record(story.originalTransactionId)))
-            #expect(record == (try SubscriptionStory.inOrderRecord(story.notifications)))
+            #expect(record == (try LifecycleSimulator.inOrderRecord(story.notifications)))
         }
 
         @Test("A bad signature, another app, another environment, no or a wrong bearer token: refused, nothing stored",
               arguments: Backend.allCases)
         func refusals(_ backend: Backend) throws {
             let deployment = try Deployment(backend)
-            var story = SubscriptionStory(group: 3, originalTransactionId: "3000000003", start: E2E.nowMilliseconds - 60_000)
+            var story = LifecycleSimulator(originalTransactionId: "3000000003", group: 3, start: E2E.nowMilliseconds - 60_000)
             story.subscribe()
             let genuine = story.notifications[0]
             var tampered = genuine

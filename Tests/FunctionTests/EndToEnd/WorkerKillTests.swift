@@ -37,9 +37,10 @@ extension EndToEnd {
             // 30 lives of 10 notifications each, starting a day apart in 2026 (the fixture
             // leaf certificate is valid 2025-2030; chains are checked at signedDate).
             let stories = (0..<Self.subscriptions).map { index in
-                SubscriptionStory.random(count: Self.notificationsEach, group: 100 + index,
-                                         originalTransactionId: String(4_000_000_000 + index),
-                                         start: 1_767_225_600_000 + Int64(index) * SubscriptionStory.day, using: &generator)
+                var story = LifecycleSimulator(originalTransactionId: String(4_000_000_000 + index), group: 100 + index,
+                                               start: 1_767_225_600_000 + Int64(index) * LifecycleSimulator.day)
+                story.playRandomly(notifications: Self.notificationsEach, using: &generator)
+                return story
             }
             let notifications = stories.flatMap(\.notifications)
             let signed = try Binaries.sign(notifications)
@@ -79,7 +80,7 @@ extension EndToEnd {
             }
             for story in stories {
                 let record = try store.record(story.originalTransactionId)
-                let expected = try SubscriptionStory.inOrderRecord(story.notifications)
+                let expected = try LifecycleSimulator.inOrderRecord(story.notifications)
                 #expect(record == expected, "\(story.originalTransactionId): \(String(describing: record)) != \(String(describing: expected))")
             }
             // Nothing applied twice, nothing pending: Apple's retries of all 300 are duplicates

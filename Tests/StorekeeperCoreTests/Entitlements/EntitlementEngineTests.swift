@@ -100,8 +100,8 @@ struct EntitlementEngineTests {
     /// Gives the last event another type/subtype (same signed data): for types whose data
     /// looks like another's.
     static func retag(_ simulator: inout LifecycleSimulator, _ type: String, _ subtype: String?) {
-        simulator.events[simulator.events.count - 1].type = type
-        simulator.events[simulator.events.count - 1].subtype = subtype
+        simulator.notifications[simulator.notifications.count - 1].type = type
+        simulator.notifications[simulator.notifications.count - 1].subtype = subtype
     }
 
     @Test(arguments: rows)
@@ -171,8 +171,8 @@ struct EntitlementEngineTests {
         let record = try #require(try EntitlementPropertyTests.applyAll(simulator.events))
         let entitlement = Entitlement(record, now: Date(timeIntervalSince1970: Double(simulator.now) / 1000))
         #expect(entitlement.status == .active)
-        #expect(entitlement.revokedTransactionIds == ["1000-t1"])
-        #expect(entitlement.latestTransactionId == "1000-t2")
+        #expect(entitlement.revokedTransactionIds == ["10001"])
+        #expect(entitlement.latestTransactionId == "10002")
     }
 
     @Test func theClockMovesAnUnconfirmedStatusOn() throws {

@@ -14,7 +14,8 @@ struct EntitlementPropertyTests {
     @Test(arguments: 0..<40)
     func everyPermutationWithDuplicatesEndsLikeInOrderDelivery(seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed &* 7919 &+ 17)
-        let simulator = LifecycleSimulator.random(steps: Int.random(in: 3...14, using: &generator), using: &generator)
+        var simulator = LifecycleSimulator()
+        simulator.playRandomly(notifications: Int.random(in: 4...18, using: &generator), using: &generator)
         let inOrder = try #require(try Self.applyAll(simulator.events))
 
         for _ in 0..<25 {

@@ -4,6 +4,7 @@ import OpenSSLCrypto
 import StorekeeperComposition
 import StorekeeperCore
 import StorekeeperFunctions
+import StorekeeperTesting
 
 // The fuzz targets' entry logic, in one file that two builds compile: the libFuzzer
 // executables in fuzz/ (module FuzzEntries) and `swift test` (Tests/FunctionTests links this

@@ -1,3 +1,5 @@
+import FunctionRuntime
+
 /// An in-memory `InputSource` and `OutputSink`, for running a function inside a test.
 public final class ByteBuffer: InputSource, OutputSink {
     public private(set) var bytes: [UInt8]

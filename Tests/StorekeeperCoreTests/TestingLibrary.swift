@@ -1,0 +1,3 @@
+// Every file of this target sees the shared test helpers (StorekeeperTesting: MemoryStore,
+// TestPKI, FunctionRunner.run(stdin:), LifecycleSimulator, ...) without importing them.
+@_exported import StorekeeperTesting

@@ -1,0 +1,211 @@
+import Foundation
+import StorekeeperCore
+
+/// A KeyValueStore in memory for in-process tests: values with expiry, sets and queues with
+/// leases, all by the wall clock like the SQLite adapter. KeyValueStoreTests holds its
+/// queues to the conformance suite the real stores pass.
+public final class MemoryStore: KeyValueStore, @unchecked Sendable {
+    private var values: [String: (bytes: [UInt8], version: Int64, expires: Date?)] = [:]
+    private var sets: [String: Set<String>] = [:]
+    private var queues: [String: [String: QueueEntry]] = [:]
+    /// Orders jobs by when they were enqueued, and dead letters by when they died.
+    private var sequence: Int64 = 0
+    private let lock = NSLock()
+
+    /// A process killed mid-way: the first write (set, delete, setIfAbsent, compareAndSet) to a
+    /// key this matches throws, and so does every write after it, until cleared.
+    public var killAtWrite: ((String) -> Bool)?
+    private var killed = false
+
+    public init() {}
+
+    private func write(_ key: String) throws(StoreError) {
+        let dies = lock.withLock { () -> Bool in
+            if killed { return true }
+            if killAtWrite?(key) == true { killed = true }
+            return killed
+        }
+        if dies { throw StoreError(.unavailable, "killed before writing \(key)") }
+    }
+
+    /// The next process: writes work again.
+    public func restart() {
+        lock.withLock { killed = false; killAtWrite = nil }
+    }
+
+    public var keys: [String] { lock.withLock { values.keys.sorted() + sets.keys.sorted() } }
+
+    /// Every value's bytes, for scans of what is kept.
+    public var allValues: [[UInt8]] { lock.withLock { values.values.map(\.bytes) + sets.values.flatMap { $0.map { Array($0.utf8) } } } }
+
+    private func live(_ key: String) -> (bytes: [UInt8], version: Int64, expires: Date?)? {
+        guard let entry = values[key] else { return nil }
+        if let expires = entry.expires, expires <= Date() { values[key] = nil; return nil }
+        return entry
+    }
+
+    public func get(_ key: String) throws(StoreError) -> StoredValue? {
+        lock.withLock { live(key).map { StoredValue(bytes: $0.bytes, version: $0.version) } }
+    }
+
+    public func set(_ key: String, _ value: [UInt8], expiresIn: Duration?) throws(StoreError) {
+        try write(key)
+        lock.withLock {
+            let version = (live(key)?.version ?? 0) + 1
+            values[key] = (value, version, expiresIn.map(Self.fromNow))
+        }
+    }
+
+    public func delete(_ key: String) throws(StoreError) -> Bool {
+        try write(key)
+        return lock.withLock {
+            let existed = live(key) != nil || sets[key] != nil
+            values[key] = nil
+            sets[key] = nil
+            return existed
+        }
+    }
+
+    public func setIfAbsent(_ key: String, _ value: [UInt8], expiresIn: Duration?) throws(StoreError) -> Bool {
+        try write(key)
+        return lock.withLock {
+            guard live(key) == nil else { return false }
+            values[key] = (value, 1, expiresIn.map(Self.fromNow))
+            return true
+        }
+    }
+
+    public func compareAndSet(_ key: String, _ value: [UInt8], expectedVersion: Int64?, expiresIn: Duration?) throws(StoreError) -> Bool {
+        try write(key)
+        return lock.withLock {
+            guard live(key)?.version == expectedVersion else { return false }
+            values[key] = (value, (expectedVersion ?? 0) + 1, expiresIn.map(Self.fromNow))
+            return true
+        }
+    }
+
+    public func addToSet(_ key: String, _ member: String) throws(StoreError) -> Bool {
+        lock.withLock { sets[key, default: []].insert(member).inserted }
+    }
+
+    public func removeFromSet(_ key: String, _ member: String) throws(StoreError) -> Bool {
+        lock.withLock {
+            let removed = sets[key]?.remove(member) != nil
+            if sets[key]?.isEmpty == true { sets[key] = nil }
+            return removed
+        }
+    }
+
+    public func setMembers(_ key: String) throws(StoreError) -> [String] {
+        lock.withLock { (sets[key] ?? []).sorted() }
+    }
+
+    private struct QueueEntry {
+        enum State { case ready(at: Date), leased(until: Date, token: String), dead(order: Int64) }
+        var job: QueuedJob
+        var order: Int64
+        var attempts = 0
+        var state: State
+    }
+
+    private static func fromNow(_ duration: Duration) -> Date {
+        let (seconds, attoseconds) = duration.components
+        return Date().addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    private func nextSequence() -> Int64 {
+        sequence += 1
+        return sequence
+    }
+
+    /// Adds the job unless its id is in the queue in any state; the caller holds the lock.
+    private func add(_ job: QueuedJob, to queue: String) -> Bool {
+        guard queues[queue]?[job.id] == nil else { return false }
+        queues[queue, default: [:]][job.id] = QueueEntry(job: job, order: nextSequence(), state: .ready(at: Date()))
+        return true
+    }
+
+    public func enqueue(_ job: QueuedJob, on queue: String) throws(StoreError) -> Bool {
+        try write(queue)
+        return lock.withLock { add(job, to: queue) }
+    }
+
+    public func setIfAbsentAndEnqueue(_ key: String, _ value: [UInt8], expiresIn: Duration?, job: QueuedJob, on queue: String) throws(StoreError) -> Bool {
+        try write(key)
+        return lock.withLock {
+            guard live(key) == nil else { return false }
+            values[key] = (value, 1, expiresIn.map(Self.fromNow))
+            _ = add(job, to: queue)
+            return true
+        }
+    }
+
+    public func claim(from queue: String, lease: Duration) throws(StoreError) -> ClaimedJob? {
+        try write(queue)
+        return lock.withLock {
+            let now = Date()
+            var ready: [QueueEntry] = []
+            for entry in (queues[queue] ?? [:]).values {
+                switch entry.state {
+                case .ready(let at) where at <= now: ready.append(entry)
+                case .leased(let until, _) where until <= now: ready.append(entry)
+                default: break
+                }
+            }
+            ready.sort { ($0.job.priority, $0.order) < ($1.job.priority, $1.order) }
+            for var entry in ready {
+                if entry.attempts >= entry.job.maxAttempts {
+                    entry.state = .dead(order: nextSequence())
+                    queues[queue]?[entry.job.id] = entry
+                    continue
+                }
+                entry.attempts += 1
+                let token = UUID().uuidString
+                entry.state = .leased(until: Self.fromNow(lease), token: token)
+                queues[queue]?[entry.job.id] = entry
+                return ClaimedJob(queue: queue, job: entry.job, attempt: entry.attempts, leaseToken: token)
+            }
+            return nil
+        }
+    }
+
+    /// The entry when `claimed` still holds its lease; the caller holds the lock.
+    private func leased(_ claimed: ClaimedJob) -> QueueEntry? {
+        guard let entry = queues[claimed.queue]?[claimed.job.id],
+              case .leased(_, let token) = entry.state, token == claimed.leaseToken else { return nil }
+        return entry
+    }
+
+    public func acknowledge(_ job: ClaimedJob) throws(StoreError) -> Bool {
+        try write(job.queue)
+        return lock.withLock {
+            guard leased(job) != nil else { return false }
+            queues[job.queue]?[job.job.id] = nil
+            return true
+        }
+    }
+
+    public func release(_ job: ClaimedJob, retryIn: Duration) throws(StoreError) -> Bool {
+        try write(job.queue)
+        return lock.withLock {
+            guard var entry = leased(job) else { return false }
+            entry.state = entry.attempts >= entry.job.maxAttempts ? .dead(order: nextSequence()) : .ready(at: Self.fromNow(retryIn))
+            queues[job.queue]?[job.job.id] = entry
+            return true
+        }
+    }
+
+    public func pendingCount(in queue: String) throws(StoreError) -> Int {
+        lock.withLock {
+            (queues[queue] ?? [:]).values.filter { if case .dead = $0.state { false } else { true } }.count
+        }
+    }
+
+    public func deadLetters(in queue: String) throws(StoreError) -> [String] {
+        lock.withLock {
+            (queues[queue] ?? [:]).values
+                .compactMap { entry -> (Int64, String)? in if case .dead(let order) = entry.state { (order, entry.job.id) } else { nil } }
+                .sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+}
