@@ -29,26 +29,13 @@ public final class AESGCMKey: @unchecked Sendable {
     /// stored (the caller must give the same bytes to `open`, e.g. the record's key).
     public func seal(_ plaintext: [UInt8], authenticating associatedData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
         let nonce = try SecureRandom.bytes(Self.nonceByteCount)
-        let context = try EVPCipherContext()
-        try OpenSSL.check(EVP_EncryptInit_ex(context.pointer, EVP_aes_256_gcm(), nil, key, nonce), "EVP_EncryptInit_ex")
+        let context = try start(.encrypt, nonce: nonce)
+        var (ciphertext, written) = try Self.update(context, associatedData: associatedData, with: plaintext)
         var length: Int32 = 0
-        if !associatedData.isEmpty {
-            try OpenSSL.check(
-                EVP_EncryptUpdate(context.pointer, nil, &length, associatedData, Int32(associatedData.count)),
-                "EVP_EncryptUpdate (associated data)")
-        }
-        var ciphertext = [UInt8](repeating: 0, count: plaintext.count + 16)
-        var written = 0
-        if !plaintext.isEmpty {
-            try OpenSSL.check(
-                EVP_EncryptUpdate(context.pointer, &ciphertext, &length, plaintext, Int32(plaintext.count)),
-                "EVP_EncryptUpdate")
-            written = Int(length)
-        }
         let finalResult = ciphertext.withUnsafeMutableBufferPointer { buffer in
-            EVP_EncryptFinal_ex(context.pointer, buffer.baseAddress.map { $0 + written }, &length)
+            EVP_CipherFinal_ex(context.pointer, buffer.baseAddress.map { $0 + written }, &length)
         }
-        try OpenSSL.check(finalResult, "EVP_EncryptFinal_ex")
+        try OpenSSL.check(finalResult, "EVP_CipherFinal_ex (encrypt)")
         written += Int(length)
         var tag = [UInt8](repeating: 0, count: Self.tagByteCount)
         try OpenSSL.check(
@@ -66,27 +53,14 @@ public final class AESGCMKey: @unchecked Sendable {
         let nonce = Array(box.prefix(Self.nonceByteCount))
         let ciphertext = Array(box[Self.nonceByteCount..<(box.count - Self.tagByteCount)])
         var tag = Array(box.suffix(Self.tagByteCount))
-        let context = try EVPCipherContext()
-        try OpenSSL.check(EVP_DecryptInit_ex(context.pointer, EVP_aes_256_gcm(), nil, key, nonce), "EVP_DecryptInit_ex")
-        var length: Int32 = 0
-        if !associatedData.isEmpty {
-            try OpenSSL.check(
-                EVP_DecryptUpdate(context.pointer, nil, &length, associatedData, Int32(associatedData.count)),
-                "EVP_DecryptUpdate (associated data)")
-        }
-        var plaintext = [UInt8](repeating: 0, count: ciphertext.count + 16)
-        var written = 0
-        if !ciphertext.isEmpty {
-            try OpenSSL.check(
-                EVP_DecryptUpdate(context.pointer, &plaintext, &length, ciphertext, Int32(ciphertext.count)),
-                "EVP_DecryptUpdate")
-            written = Int(length)
-        }
+        let context = try start(.decrypt, nonce: nonce)
+        var (plaintext, written) = try Self.update(context, associatedData: associatedData, with: ciphertext)
         try OpenSSL.check(
             EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagByteCount), &tag),
             "EVP_CIPHER_CTX_ctrl (set tag)")
+        var length: Int32 = 0
         let finalResult = plaintext.withUnsafeMutableBufferPointer { buffer in
-            EVP_DecryptFinal_ex(context.pointer, buffer.baseAddress.map { $0 + written }, &length)
+            EVP_CipherFinal_ex(context.pointer, buffer.baseAddress.map { $0 + written }, &length)
         }
         guard finalResult == 1 else {
             // A tag mismatch leaves nothing useful on the queue; say what it means.
@@ -95,5 +69,34 @@ public final class AESGCMKey: @unchecked Sendable {
         }
         written += Int(length)
         return Array(plaintext.prefix(written))
+    }
+
+    /// EVP_CipherInit_ex's `enc` argument.
+    private enum Direction: Int32 {
+        case decrypt = 0
+        case encrypt = 1
+    }
+
+    private func start(_ direction: Direction, nonce: [UInt8]) throws(CryptoError) -> EVPCipherContext {
+        let context = try EVPCipherContext()
+        try OpenSSL.check(EVP_CipherInit_ex(context.pointer, EVP_aes_256_gcm(), nil, key, nonce, direction.rawValue),
+                          "EVP_CipherInit_ex")
+        return context
+    }
+
+    /// Authenticates `associatedData`, then runs `input` through the cipher: the output
+    /// buffer (room for the final block) and how much of it is written.
+    private static func update(_ context: EVPCipherContext, associatedData: [UInt8],
+                               with input: [UInt8]) throws(CryptoError) -> (output: [UInt8], written: Int) {
+        var length: Int32 = 0
+        if !associatedData.isEmpty {
+            try OpenSSL.check(
+                EVP_CipherUpdate(context.pointer, nil, &length, associatedData, Int32(associatedData.count)),
+                "EVP_CipherUpdate (associated data)")
+        }
+        var output = [UInt8](repeating: 0, count: input.count + 16)
+        guard !input.isEmpty else { return (output, 0) }
+        try OpenSSL.check(EVP_CipherUpdate(context.pointer, &output, &length, input, Int32(input.count)), "EVP_CipherUpdate")
+        return (output, Int(length))
     }
 }

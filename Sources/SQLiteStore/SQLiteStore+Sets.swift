@@ -3,20 +3,18 @@ import StorekeeperCore
 extension SQLiteStore {
     @discardableResult
     public func addToSet(_ key: String, _ member: String) throws(StoreError) -> Bool {
-        try immediateTransaction { (_) throws(StoreError) -> Bool in
-            try run(.addMember) { (statement) throws(StoreError) -> Bool in
-                try statement.bind(key, at: 1)
-                try statement.bind(member, at: 2)
-                try statement.step()
-                return connection.changes == 1
-            }
-        }
+        try changeMember(.addMember, key, member)
     }
 
     @discardableResult
     public func removeFromSet(_ key: String, _ member: String) throws(StoreError) -> Bool {
+        try changeMember(.removeMember, key, member)
+    }
+
+    /// Adds or removes one member; true when the set changed.
+    private func changeMember(_ query: SQLiteQuery, _ key: String, _ member: String) throws(StoreError) -> Bool {
         try immediateTransaction { (_) throws(StoreError) -> Bool in
-            try run(.removeMember) { (statement) throws(StoreError) -> Bool in
+            try run(query) { (statement) throws(StoreError) -> Bool in
                 try statement.bind(key, at: 1)
                 try statement.bind(member, at: 2)
                 try statement.step()
