@@ -8,7 +8,9 @@ extension FunctionError {
         // A store failure is never a bad request, even when it surfaces while decoding.
         if let error = error as? StoreError { return FunctionError(storeFailure: error) }
         if let error = error as? any CodedError, !error.isRetryable {
-            return .badInput(code: error.code, message: error.reason)
+            // A request type's own check (a token that does not verify): the caller's input.
+            return FunctionError(code: error.code, message: error.reason, disposition: .badInput,
+                                 details: error.details, origin: error.origin)
         }
         guard let error = error as? DecodingError else {
             return .badInput(message: "the request is not valid")
@@ -57,3 +59,4 @@ extension FunctionError {
         }
     }
 }
+

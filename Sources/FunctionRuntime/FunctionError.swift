@@ -1,98 +1,91 @@
 import StorekeeperCore
 
-/// An error the runtime knows how to answer: a stable wire `code`, a message that is safe
-/// to show the caller and to log, and a `kind` that fixes the HTTP status and exit code.
+/// An error as the runtime answers it: a stable wire `code`, a message that is safe to show
+/// the caller and to log, a `disposition` that fixes the HTTP status and exit code (in
+/// `ErrorDisposition+Answer.swift`), where it was made (logged, never answered) and any
+/// `details` the error object carries beside code and message.
+///
+/// Storekeeper's own codes are `FunctionErrorCode`s; any other `CodedError` (Apple's,
+/// OAuth's) becomes one with `init(_:)`, keeping its code, disposition and origin.
 ///
 /// Two errors are equal when their codes are: the code is the contract, the message is prose.
 public struct FunctionError: CodedError, Equatable {
-    /// The family an error belongs to, which decides its HTTP status and sysexits code.
-    public enum Kind: String, Sendable, Equatable {
-        case badInput
-        case unauthorized
-        case forbidden
-        case notFound
-        case methodNotAllowed
-        case payloadTooLarge
-        case temporary
-        case configuration
-        case internalError
-
-        public var status: Int {
-            switch self {
-            case .badInput: 400
-            case .unauthorized: 401
-            case .forbidden: 403
-            case .notFound: 404
-            case .methodNotAllowed: 405
-            case .payloadTooLarge: 413
-            case .temporary: 503
-            case .configuration, .internalError: 500
-            }
-        }
-
-        /// sysexits: every caller mistake is EX_DATAERR (65) so a cron wrapper has one code to
-        /// test for "do not retry"; 75 means retry; 78 means fix the configuration.
-        public var exitCode: Int32 {
-            switch self {
-            case .badInput, .unauthorized, .forbidden, .notFound, .methodNotAllowed, .payloadTooLarge: 65
-            case .temporary: 75
-            case .configuration: 78
-            case .internalError: 70
-            }
-        }
-    }
-
     public let code: String
     public let message: String
-    public let kind: Kind
+    public let disposition: ErrorDisposition
+    public let origin: ErrorOrigin
+    public let details: [ErrorDetail]
 
-    public init(code: String, message: String, kind: Kind) {
+    public init(_ code: FunctionErrorCode, _ message: String, fileID: String = #fileID, line: Int = #line) {
+        self.init(code: code.rawValue, message: message, disposition: code.disposition, details: [],
+                  origin: ErrorOrigin(fileID: fileID, line: line))
+    }
+
+    /// Another vocabulary's error, answered with its own code and disposition; its reason
+    /// becomes the message.
+    public init(_ error: some CodedError) {
+        self.init(code: error.code, message: error.reason, disposition: error.disposition, details: error.details,
+                  origin: error.origin)
+    }
+
+    /// For the runtime's own re-readings of an error (a value that came in the request is
+    /// the caller's input, whatever its vocabulary says).
+    init(code: String, message: String, disposition: ErrorDisposition, details: [ErrorDetail], origin: ErrorOrigin) {
         self.code = code
         self.message = message
-        self.kind = kind
+        self.disposition = disposition
+        self.details = details
+        self.origin = origin
+    }
+
+    /// The same error with another message (what an anonymous HTTP caller may see).
+    func replacingMessage(_ message: String) -> FunctionError {
+        FunctionError(code: code, message: message, disposition: disposition, details: details, origin: origin)
     }
 
     public var reason: String { message }
-    public var isRetryable: Bool { kind == .temporary }
 
     public static func == (lhs: FunctionError, rhs: FunctionError) -> Bool {
         lhs.code == rhs.code
     }
 
-    public static func badInput(code: String = "invalid_request", message: String) -> FunctionError {
-        FunctionError(code: code, message: message, kind: .badInput)
+    public static func badInput(code: FunctionErrorCode = .invalidRequest, message: String,
+                                fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(code, message, fileID: fileID, line: line)
     }
 
-    public static func unauthorized(code: String = "unauthorized", message: String = "a valid bearer token is required") -> FunctionError {
-        FunctionError(code: code, message: message, kind: .unauthorized)
+    public static func unauthorized(code: FunctionErrorCode = .unauthorized, message: String = "a valid bearer token is required",
+                                    fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(code, message, fileID: fileID, line: line)
     }
 
-    public static func forbidden(code: String = "forbidden", message: String) -> FunctionError {
-        FunctionError(code: code, message: message, kind: .forbidden)
+    public static func forbidden(message: String, fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(.forbidden, message, fileID: fileID, line: line)
     }
 
-    public static func notFound(code: String = "not_found", message: String) -> FunctionError {
-        FunctionError(code: code, message: message, kind: .notFound)
+    public static func notFound(message: String, fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(.notFound, message, fileID: fileID, line: line)
     }
 
-    public static func methodNotAllowed(code: String = "method_not_allowed", message: String) -> FunctionError {
-        FunctionError(code: code, message: message, kind: .methodNotAllowed)
+    public static func methodNotAllowed(message: String, fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(.methodNotAllowed, message, fileID: fileID, line: line)
     }
 
-    public static func payloadTooLarge(code: String = "payload_too_large", message: String) -> FunctionError {
-        FunctionError(code: code, message: message, kind: .payloadTooLarge)
+    public static func payloadTooLarge(message: String, fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(.payloadTooLarge, message, fileID: fileID, line: line)
     }
 
-    public static func temporary(code: String = "temporarily_unavailable", message: String) -> FunctionError {
-        FunctionError(code: code, message: message, kind: .temporary)
+    public static func temporary(code: FunctionErrorCode = .temporarilyUnavailable, message: String,
+                                 fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(code, message, fileID: fileID, line: line)
     }
 
     /// A missing or bad environment variable; name the variable, never its value.
-    public static func configuration(_ message: String) -> FunctionError {
-        FunctionError(code: "configuration_error", message: message, kind: .configuration)
+    public static func configuration(_ message: String, fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(.configurationError, message, fileID: fileID, line: line)
     }
 
-    public static func internalError(code: String = "internal_error", message: String = "internal error") -> FunctionError {
-        FunctionError(code: code, message: message, kind: .internalError)
+    public static func internalError(message: String = "internal error", fileID: String = #fileID, line: Int = #line) -> FunctionError {
+        FunctionError(.internalError, message, fileID: fileID, line: line)
     }
 }

@@ -52,7 +52,7 @@ public struct FunctionRequest: Sendable {
             if frontDoor.isHTTP, method == "GET" || method == "HEAD" {
                 return try StrictBody<T>.decode(parameters: query)
             }
-            throw FunctionError.badInput(code: "empty_request", message: "the request is empty")
+            throw FunctionError.badInput(code: .emptyRequest, message: "the request is empty")
         }
         return try StrictBody<T>.decode(json: body)
     }

@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// What a handler answers: an HTTP status, extra headers, a body, and the process exit code
 /// used when the function runs in a pipe or under cron.
 public struct FunctionResponse: Sendable {
@@ -23,19 +25,30 @@ public struct FunctionResponse: Sendable {
     }
 
     /// The wire error `{"error": {"code": ..., "message": ...}}` with the status and exit code
-    /// of the error's kind.
+    /// of the error's disposition.
     public static func error(_ error: FunctionError) -> FunctionResponse {
-        var response = FunctionResponse(status: error.kind.status, body: ErrorBody(error).encoded(), exitCode: error.kind.exitCode)
-        switch error.kind {
-        case .unauthorized:
+        var response = FunctionResponse(refusing: error, body: ErrorBody(error).encoded())
+        switch error.disposition {
+        case .caller(.unauthorized):
             response.headers.append(("WWW-Authenticate", "Bearer"))
-        case .temporary:
+        case .retryLater:
             // Callers that honour it (Apple does not, cron wrappers may) back off a little.
             response.headers.append(("Retry-After", "5"))
         default:
             break
         }
         return response
+    }
+
+    /// A refusal in a shape of the handler's own (`{"valid": false, "error": ...}`): the
+    /// status and exit code are the error's disposition's, as for every error answer.
+    public init(refusing error: some CodedError, body: [UInt8]) {
+        self.init(status: error.disposition.httpStatus, body: body, exitCode: error.disposition.exitCode)
+    }
+
+    /// The error object `{"code", "message", ...}` of `error`, for a body built around it.
+    public static func errorObject(_ error: some CodedError) -> [UInt8] {
+        ErrorBody(FunctionError(error)).object()
     }
 
     /// 1xx–3xx → 0, 503 → 75 (retry), other 4xx → 65, other 5xx → 70.

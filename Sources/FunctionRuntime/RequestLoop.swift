@@ -79,7 +79,7 @@ final class RequestLoop<Handler: FunctionHandler> {
             return try finish(errorResponse(error, door: door), door: door, request: nil, code: error.code, started: started)
         }
         if documents.isEmpty {
-            let error = FunctionError.badInput(code: "empty_request", message: "the request is empty")
+            let error = FunctionError.badInput(code: .emptyRequest, message: "the request is empty")
             return try finish(.error(error), door: .direct, request: nil, code: error.code, started: started)
         }
         for (index, document) in documents.enumerated() {
@@ -112,7 +112,7 @@ final class RequestLoop<Handler: FunctionHandler> {
                 rejection = error
             }
         case .invalidJSON:
-            rejection = .badInput(code: "invalid_json", message: "the request is not valid JSON")
+            rejection = .badInput(code: .invalidJSON, message: "the request is not valid JSON")
         case .notAnObject:
             rejection = .badInput(message: "the request must be a JSON object")
         case .malformedHTTPEvent:
@@ -138,13 +138,17 @@ final class RequestLoop<Handler: FunctionHandler> {
         } catch let error as StoreError {
             result = .failure(storeFailure(error))
         } catch let error as any CodedError {
-            result = .failure(FunctionError(code: error.code, message: error.reason, kind: error.isRetryable ? .temporary : .configuration))
+            // A handler that cannot be built is never the caller's fault: what is not
+            // temporary is the deployment's.
+            result = .failure(FunctionError(code: error.code, message: error.reason,
+                                            disposition: error.isRetryable ? .retryLater : .configuration,
+                                            details: error.details, origin: error.origin))
         } catch {
             log.error("startup_error", ["error": String(describing: error)])
             result = .failure(.configuration("the function could not start"))
         }
         if case .failure(let error) = result {
-            log.error("startup_failed", ["code": error.code, "reason": error.reason])
+            log.error("startup_failed", ["code": error.code, "reason": error.reason, "at": error.origin.description])
         }
         builtHandler = result
         return result
@@ -153,11 +157,11 @@ final class RequestLoop<Handler: FunctionHandler> {
     private func answer(_ request: FunctionRequest, handler: Handler, started: Duration) throws {
         if let refusal = admit(request) {
             var response = errorResponse(refusal, door: request.frontDoor)
-            if refusal.kind == .methodNotAllowed { response.headers.append(("Allow", descriptor.method)) }
+            if refusal.disposition == .caller(.methodNotAllowed) { response.headers.append(("Allow", descriptor.method)) }
             return try finish(response, door: request.frontDoor, request: request, code: refusal.code, started: started)
         }
         let response: FunctionResponse
-        var code: String?
+        var failure: FunctionError?
         do {
             response = try handler.handle(request)
         } catch {
@@ -166,9 +170,10 @@ final class RequestLoop<Handler: FunctionHandler> {
             var answer = errorResponse(mapped, door: request.frontDoor)
             answer.headers += carried?.headers ?? []
             response = answer
-            code = mapped.code
+            failure = mapped
         }
-        try finish(response, door: request.frontDoor, request: request, code: code, started: started)
+        try finish(response, door: request.frontDoor, request: request, code: failure?.code, started: started,
+                   origin: failure?.origin)
     }
 
     /// The HTTP-only checks, in an order that tells an anonymous caller the least: a function
@@ -192,14 +197,19 @@ final class RequestLoop<Handler: FunctionHandler> {
         return nil
     }
 
-    /// FunctionError keeps its kind; a StoreError is never the caller's fault (503, or 78 for
-    /// the store's configuration); another CodedError is 503 when retryable, else 400;
-    /// anything else is a bug, answered generically and described only in the log.
+    /// Every error a handler throws is answered from its disposition: a StoreError the same
+    /// way whatever broke (503, or 78 for the store's configuration); another CodedError with
+    /// its own code, except an internal failure, which is a bug like any uncoded error:
+    /// answered generically and described only in the log.
     private func map(_ error: any Error) -> FunctionError {
         if let error = error as? FunctionError { return error }
         if let error = error as? StoreError { return storeFailure(error) }
+        if let error = error as? any CodedError, error.disposition != .internalFailure {
+            return FunctionError(error)
+        }
         if let error = error as? any CodedError {
-            return FunctionError(code: error.code, message: error.reason, kind: error.isRetryable ? .temporary : .badInput)
+            log.error("unexpected_error", ["code": error.code, "error": error.reason, "at": error.origin.description])
+            return .internalError()
         }
         log.error("unexpected_error", ["error": String(describing: error)])
         return .internalError()
@@ -207,21 +217,22 @@ final class RequestLoop<Handler: FunctionHandler> {
 
     /// What broke goes to the log; the answer says only "retry later" or "configuration".
     private func storeFailure(_ error: StoreError) -> FunctionError {
-        log.error("store_failed", ["code": error.code, "reason": error.reason])
+        log.error("store_failed", ["code": error.code, "reason": error.reason, "at": error.origin.description])
         return FunctionError(storeFailure: error)
     }
 
     /// Over HTTP a stranger may be asking: a configuration problem is described in the log,
     /// not in the answer, so variable names and set-up details stay private.
     private func errorResponse(_ error: FunctionError, door: FrontDoor) -> FunctionResponse {
-        guard door.isHTTP, error.kind == .configuration else { return .error(error) }
+        guard door.isHTTP, error.disposition == .configuration else { return .error(error) }
         log.error("configuration_error", ["code": error.code, "reason": error.reason])
-        return .error(FunctionError(code: error.code, message: "the function is not configured correctly; see its log", kind: error.kind))
+        return .error(error.replacingMessage("the function is not configured correctly; see its log"))
     }
 
     // MARK: - Output
 
-    private func finish(_ response: FunctionResponse, door: FrontDoor, request: FunctionRequest?, code: String?, started: Duration) throws {
+    private func finish(_ response: FunctionResponse, door: FrontDoor, request: FunctionRequest?, code: String?,
+                        started: Duration, origin: ErrorOrigin? = nil) throws {
         exitCode = max(exitCode, response.exitCode)
         let elapsed = (clock.monotonic() - started).components
         var fields: [String: any LogFieldValue] = [
@@ -233,6 +244,8 @@ final class RequestLoop<Handler: FunctionHandler> {
             "duration_us": elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000,
         ]
         if let code { fields["code"] = code }
+        // Where the error was made: several places may share a code.
+        if let origin { fields["at"] = origin.description }
         if let line { fields["line"] = line }
         let level: LogLevel = response.status >= 500 ? .error : response.status >= 400 ? .warning : .info
         // Logged before the answer is written: a web server may end a CGI process as soon as

@@ -21,7 +21,7 @@ struct StrictBody<T: RequestBody>: Decodable {
         if !unknown.isEmpty {
             // Names are echoed (and logged) only in part: a stray "field" can be a whole JWS.
             let names = unknown.prefix(5).map { "`\($0.count > 40 ? $0.prefix(40) + "…" : Substring($0))`" }.joined(separator: ", ")
-            throw Failure(error: .badInput(code: "unknown_field", message: "unknown field \(names)"))
+            throw Failure(error: .badInput(code: .unknownField, message: "unknown field \(names)"))
         }
         do {
             value = try T(from: decoder)
@@ -36,7 +36,7 @@ struct StrictBody<T: RequestBody>: Decodable {
         } catch let failure as Failure {
             throw failure.error
         } catch {
-            throw FunctionError.badInput(code: "invalid_json", message: "the request is not valid JSON")
+            throw FunctionError.badInput(code: .invalidJSON, message: "the request is not valid JSON")
         }
     }
 

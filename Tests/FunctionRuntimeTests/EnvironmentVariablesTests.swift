@@ -8,7 +8,7 @@ struct EnvironmentVariablesTests {
     @Test func requiredNamesTheMissingVariable() throws {
         #expect(try environment.required("PORT") == "8080")
         let error = try #require(throws: FunctionError.self) { try environment.required("MISSING") }
-        #expect(error.kind == .configuration)
+        #expect(error.disposition == .configuration)
         #expect(error.message == "MISSING is not set")
         #expect(throws: FunctionError.configuration("")) { try environment.required("EMPTY") }
         #expect(environment.optional("EMPTY") == nil)
@@ -27,7 +27,7 @@ struct EnvironmentVariablesTests {
         #expect(try environment.value(Self.number("MISSING", default: "7")) == 7, "the default is parsed like a value")
         #expect(!environment.isSet(Self.number("MISSING", default: "7")))
         let error = try #require(throws: FunctionError.self) { try environment.required(Self.number("SECRET_LEVEL")) }
-        #expect(error.kind == .configuration)
+        #expect(error.disposition == .configuration)
         #expect(error.message == "SECRET_LEVEL must be a number, not not-a-number")
     }
 
@@ -48,13 +48,14 @@ struct EnvironmentVariablesTests {
     }
 
     @Test func exitCodesFollowSysexits() {
-        #expect(FunctionError.configuration("x").kind.exitCode == 78)
-        #expect(FunctionError.temporary(message: "x").kind.status == 503)
-        #expect(FunctionError.unauthorized().kind.exitCode == 65)
+        #expect(FunctionError.configuration("x").disposition.exitCode == 78)
+        #expect(FunctionError.temporary(message: "x").disposition.httpStatus == 503)
+        #expect(FunctionError.unauthorized().disposition.exitCode == 65)
         #expect(FunctionResponse.defaultExitCode(forStatus: 302) == 0)
         #expect(FunctionResponse.defaultExitCode(forStatus: 404) == 65)
         #expect(FunctionResponse.defaultExitCode(forStatus: 503) == 75)
         #expect(FunctionResponse.defaultExitCode(forStatus: 502) == 70)
-        #expect(FunctionError.badInput(code: "a", message: "x") == FunctionError.badInput(code: "a", message: "y"))
+        #expect(FunctionError.badInput(code: .unknownField, message: "x") == FunctionError.badInput(code: .unknownField, message: "y"))
+        #expect(FunctionError.badInput(code: .unknownField, message: "x") != FunctionError.badInput(message: "x"))
     }
 }

@@ -40,9 +40,9 @@ struct FormURLEncodingTests {
 
     @Test func aFormBodyRejectsUnknownAndMissingFields() throws {
         let unknown = FunctionRequest(method: "POST", headers: ["content-type": "application/x-www-form-urlencoded"], body: Array("code=1&state=2&extra=3".utf8))
-        #expect(throws: FunctionError.badInput(code: "unknown_field", message: "")) { try unknown.decode(Callback.self) }
+        #expect(throws: FunctionError.badInput(code: .unknownField, message: "")) { try unknown.decode(Callback.self) }
         let missing = FunctionRequest(method: "POST", headers: ["content-type": "application/x-www-form-urlencoded"], body: Array("code=1".utf8))
-        #expect(throws: FunctionError.badInput(code: "invalid_request", message: "")) { try missing.decode(Callback.self) }
+        #expect(throws: FunctionError.badInput(code: .invalidRequest, message: "")) { try missing.decode(Callback.self) }
     }
 
     @Test func aGETOverHTTPDecodesTheQuery() throws {
@@ -52,7 +52,7 @@ struct FormURLEncodingTests {
 
     @Test func anEmptyBodyOutsideGETIsEmptyRequest() throws {
         let request = FunctionRequest(frontDoor: .httpEvent, method: "POST", query: ["code": "c", "state": "s"])
-        #expect(throws: FunctionError.badInput(code: "empty_request", message: "")) { try request.decode(Callback.self) }
+        #expect(throws: FunctionError.badInput(code: .emptyRequest, message: "")) { try request.decode(Callback.self) }
     }
 
     @Test func handlersCanBuildRequestsFromJSON() throws {

@@ -10,14 +10,14 @@ import Testing
     @Test(arguments: [StoreError.Kind.unavailable, .full, .readOnly, .corrupt, .failed])
     func everyStoreFailureButConfigurationIsRetryLater(_ kind: StoreError.Kind) {
         let answer = FunctionError(storeFailure: StoreError(kind, Self.reason))
-        #expect(answer.kind == .temporary && answer.kind.status == 503 && answer.kind.exitCode == 75)
+        #expect(answer.disposition == .retryLater && answer.disposition.httpStatus == 503 && answer.disposition.exitCode == 75)
         #expect(answer.code == "store_unavailable")
         #expect(answer.message == "the store is unavailable; retry later")
     }
 
     @Test func theStoresConfigurationIsExit78WithoutDetail() {
         let answer = FunctionError(storeFailure: StoreError(.invalidConfiguration, Self.reason))
-        #expect(answer.kind == .configuration && answer.kind.exitCode == 78)
+        #expect(answer.disposition == .configuration && answer.disposition.exitCode == 78)
         #expect(answer.code == "configuration_error")
         #expect(answer.message.contains("STORE_URL"))
         for detail in ["SQLite", "13", "/srv", "10.0.0.5", "6379", "Redis"] {

@@ -46,9 +46,9 @@ final class EchoHandler: FunctionHandler {
         let body = try request.decode(Request.self)
         switch body.mode {
         case "retry":
-            throw TestCodedError(code: "STORE_UNAVAILABLE", reason: "the store did not answer", isRetryable: true)
+            throw TestCodedError(code: "STORE_UNAVAILABLE", reason: "the store did not answer", disposition: .retryLater)
         case "reject":
-            throw TestCodedError(code: "INVALID_APP_IDENTIFIER", reason: "bundle id mismatch", isRetryable: false)
+            throw TestCodedError(code: "INVALID_APP_IDENTIFIER", reason: "bundle id mismatch", disposition: .badInput)
         case "crash":
             throw UnexpectedFailure(detail: "boom with \(TestTokens.jws)")
         case "missing":
@@ -180,7 +180,8 @@ final class StartupCrashHandler: TypedFunction {
 struct TestCodedError: CodedError {
     let code: String
     let reason: String
-    let isRetryable: Bool
+    let disposition: ErrorDisposition
+    let origin = ErrorOrigin()
 }
 
 struct UnexpectedFailure: Error {

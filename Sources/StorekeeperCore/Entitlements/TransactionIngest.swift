@@ -34,10 +34,13 @@ public struct TransactionIngest {
     }
 
     /// The request was well-formed but its two signed parts do not belong together.
-    public struct MismatchError: CodedError, Equatable {
-        public var code: String { "invalid_request" }
-        public let reason: String
-        public var isRetryable: Bool { false }
+    public typealias MismatchError = DomainError<MismatchErrorKind>
+
+    public enum MismatchErrorKind: String, ErrorKind {
+        /// Answered like any other invalid request.
+        case renewalOfAnotherSubscription = "invalid_request"
+
+        public var disposition: ErrorDisposition { .badInput }
     }
 
     private let verifier: SignedDataVerifier
@@ -56,7 +59,7 @@ public struct TransactionIngest {
         guard let signedRenewalInfo else { return Purchase(transaction: transaction, renewalInfo: nil) }
         let renewal = try verifier.verifyRenewalInfo(signedRenewalInfo, now: now).payload
         guard renewal.originalTransactionId == transaction.originalTransactionId else {
-            throw MismatchError(reason: "the renewal info is for another subscription")
+            throw MismatchError(.renewalOfAnotherSubscription, "the renewal info is for another subscription")
         }
         return Purchase(transaction: transaction, renewalInfo: renewal)
     }

@@ -60,33 +60,28 @@ public struct HTTPResponse: Sendable {
 
 /// Why no HTTP response came back. Transport failures are retryable; a refused or
 /// oversized answer is not.
-public struct HTTPError: CodedError, Equatable {
-    public enum Kind: String, Sendable {
-        case invalidURL = "http_invalid_url"
-        /// The request cannot be sent as given (a method or header name that is not an HTTP
-        /// token, a line break in a header value, a body on GET or HEAD): a bug, not weather.
-        case invalidRequest = "http_invalid_request"
-        /// DNS failure, connection refused or reset.
-        case connectionFailed = "http_connection_failed"
-        case timedOut = "http_timeout"
-        /// Certificate not trusted, hostname mismatch, handshake failure.
-        case tlsFailure = "http_tls_failure"
-        case responseTooLarge = "http_response_too_large"
-        case failed = "http_error"
+public typealias HTTPError = DomainError<HTTPErrorKind>
+
+public enum HTTPErrorKind: String, ErrorKind {
+    /// A URL libcurl cannot use: our configuration (a base URL variable).
+    case invalidURL = "http_invalid_url"
+    /// The request cannot be sent as given (a method or header name that is not an HTTP
+    /// token, a line break in a header value, a body on GET or HEAD): a bug, not weather.
+    case invalidRequest = "http_invalid_request"
+    /// DNS failure, connection refused or reset.
+    case connectionFailed = "http_connection_failed"
+    case timedOut = "http_timeout"
+    /// Certificate not trusted, hostname mismatch, handshake failure.
+    case tlsFailure = "http_tls_failure"
+    case responseTooLarge = "http_response_too_large"
+    case failed = "http_error"
+
+    public var disposition: ErrorDisposition {
+        switch self {
+        case .connectionFailed, .timedOut, .failed: .retryLater
+        case .invalidURL: .configuration
+        case .invalidRequest: .internalFailure
+        case .tlsFailure, .responseTooLarge: .upstreamFailed
+        }
     }
-
-    public let kind: Kind
-    public let reason: String
-
-    public init(_ kind: Kind, _ reason: String) {
-        self.kind = kind
-        self.reason = reason
-    }
-
-    public var code: String { kind.rawValue }
-    public var isRetryable: Bool {
-        kind == .connectionFailed || kind == .timedOut || kind == .failed
-    }
-
-    public static func == (lhs: HTTPError, rhs: HTTPError) -> Bool { lhs.kind == rhs.kind }
 }

@@ -123,7 +123,7 @@ public final class Reconciler {
             case .misconfigured: throw error
             case .storeUnavailable: throw StoreError(.unavailable, error.reason)
             case .outOfTime: return .outOfTime
-            case .notFound: report.count(failure: "notFound")
+            case .notFound: report.count(failure: ReportFailureCode.notFound.rawValue)
             case .unavailable, .rejected: report.count(failure: error.code)
             }
             report.asked += 1

@@ -14,7 +14,7 @@ public struct ReconciliationReport: Codable, Sendable, Equatable {
     /// Stored status differed from Apple's, by kind ("expired→active"): each one is a lost
     /// notification.
     public var corrected: [String: Int] = [:]
-    /// No usable answer, by cause (Apple's error name, "notFound", a verification code).
+    /// No usable answer, by cause (Apple's error name, `not_found`, a verification code).
     public var failed: [String: Int] = [:]
     /// Times a process waited on the shared rate limit or on Apple's Retry-After.
     public var rateLimitedWaits = 0

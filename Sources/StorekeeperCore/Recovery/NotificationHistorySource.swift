@@ -30,17 +30,19 @@ public struct NotificationHistoryPage: Sendable, Equatable {
 }
 
 /// Why a page could not be read: the run stops there and resumes at the same page next time.
-public struct NotificationHistoryFailure: Error, Sendable, CustomStringConvertible {
-    /// Apple's error name or the transport's code.
-    public var code: String
-    public var reason: String
-    public var retryable: Bool
+/// Apple's error name or the transport's code, with the disposition of the API's error.
+public struct NotificationHistoryFailure: CodedError, Sendable {
+    public let code: String
+    public let reason: String
+    public let disposition: ErrorDisposition
+    public let origin: ErrorOrigin
 
-    public init(code: String, reason: String, retryable: Bool) {
+    public init(code: String, reason: String, disposition: ErrorDisposition, origin: ErrorOrigin) {
         self.code = code
         self.reason = reason
-        self.retryable = retryable
+        self.disposition = disposition
+        self.origin = origin
     }
 
-    public var description: String { "\(code): \(reason)" }
+    public var retryable: Bool { isRetryable }
 }

@@ -3,38 +3,38 @@
 /// Apple answers OAuth 2.0 errors (RFC 6749 §5.2) as `{"error": "invalid_grant"}`; the code
 /// is Apple's, and the reason says what usually causes it, because Apple says nothing more.
 /// https://developer.apple.com/documentation/signinwithapplerestapi/errorresponse
-public struct AppleIDError: CodedError, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
-        case invalidRequest = "invalid_request"
-        case invalidClient = "invalid_client"
-        case invalidGrant = "invalid_grant"
-        case unauthorizedClient = "unauthorized_client"
-        case unsupportedGrantType = "unsupported_grant_type"
-        case invalidScope = "invalid_scope"
-        /// An error code Apple added that this version does not know (kept in `reason`).
-        case other = "apple_error"
-        /// Not reachable, timed out, 5xx or 429: try again later.
-        case unavailable = "apple_unavailable"
-        /// A 200 whose body is not what Apple documents.
-        case invalidResponse = "apple_invalid_response"
+public typealias AppleIDError = DomainError<AppleIDErrorKind>
+
+public enum AppleIDErrorKind: String, ErrorKind {
+    case invalidRequest = "invalid_request"
+    /// Apple refused our client secret: our configuration, not the caller's mistake.
+    case invalidClient = "invalid_client"
+    case invalidGrant = "invalid_grant"
+    /// This client id may not use this grant: our configuration too.
+    case unauthorizedClient = "unauthorized_client"
+    case unsupportedGrantType = "unsupported_grant_type"
+    case invalidScope = "invalid_scope"
+    /// An error code Apple added that this version does not know (kept in `reason`).
+    case other = "apple_error"
+    /// Not reachable, timed out, 5xx or 429: try again later.
+    case unavailable = "apple_unavailable"
+    /// A 200 whose body is not what Apple documents.
+    case invalidResponse = "apple_invalid_response"
+
+    public var disposition: ErrorDisposition {
+        switch self {
+        case .invalidClient, .unauthorizedClient: .configuration
+        case .unavailable: .retryLater
+        case .invalidResponse: .upstreamFailed
+        case .invalidRequest, .invalidGrant, .unsupportedGrantType, .invalidScope, .other: .badInput
+        }
     }
+}
 
-    public let kind: Kind
-    public let reason: String
-
-    public init(_ kind: Kind, _ reason: String) {
-        self.kind = kind
-        self.reason = reason
-    }
-
-    public var code: String { kind.rawValue }
-    public var isRetryable: Bool { kind == .unavailable }
-
-    public static func == (lhs: AppleIDError, rhs: AppleIDError) -> Bool { lhs.kind == rhs.kind }
-
+extension AppleIDError {
     /// The typed error for Apple's `error` value, with the usual cause spelled out.
-    public static func fromOAuth(_ error: String, description: String?) -> AppleIDError {
-        let kind = Kind(rawValue: error).flatMap { $0 == .other || $0 == .unavailable || $0 == .invalidResponse ? nil : $0 } ?? .other
+    public static func fromOAuth(_ error: String, description: String?, fileID: String = #fileID, line: Int = #line) -> AppleIDError {
+        let kind = AppleIDErrorKind(rawValue: error).flatMap { $0 == .other || $0 == .unavailable || $0 == .invalidResponse ? nil : $0 } ?? .other
         var reason: String
         switch kind {
         case .invalidClient:
@@ -55,6 +55,6 @@ public struct AppleIDError: CodedError, Equatable {
         if let description, !description.isEmpty {
             reason += " (Apple: \(description.prefix(200)))"
         }
-        return AppleIDError(kind, reason)
+        return AppleIDError(kind, reason, fileID: fileID, line: line)
     }
 }

@@ -65,8 +65,8 @@ struct AppStoreAPICall {
         do {
             return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
         } catch {
-            throw AppStoreAPIError(kind: .invalidResponse, code: "InvalidResponse",
-                                   reason: "Apple's answer is not JSON", isRetryable: false, httpStatus: 200)
+            throw AppStoreAPIError(.invalidResponse, kind: .invalidResponse,
+                                   reason: "Apple's answer is not JSON", httpStatus: 200)
         }
     }
 

@@ -31,7 +31,7 @@ extension AppStoreAPIFunction {
         /// The operation named, or unknown_operation.
         func spec() throws -> AppStoreAPIOperationSpec {
             guard let spec = AppStoreAPIOperationSpec.named(operation) else {
-                throw FunctionError.badInput(code: "unknown_operation",
+                throw FunctionError.badInput(code: .unknownOperation,
                                              message: "unknown operation \(operation); one of: \(AppStoreAPIOperationSpec.all.map(\.name).joined(separator: ", "))")
             }
             return spec
@@ -49,19 +49,19 @@ extension AppStoreAPIFunction {
                 identifiers[name] = value
             }
             for field in given where field.value != nil && !spec.identifiers.contains(field.name) {
-                throw FunctionError.badInput(code: "unknown_parameter", message: "\(spec.name) takes no \"\(field.name)\"")
+                throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no \"\(field.name)\"")
             }
             let query = query ?? [:]
             for name in query.keys where !spec.query.contains(name) {
-                throw FunctionError.badInput(code: "unknown_parameter",
+                throw FunctionError.badInput(code: .unknownParameter,
                                              message: "\(spec.name) takes no query parameter \"\(name)\"" + (spec.query.isEmpty ? "" : "; it takes \(spec.query.joined(separator: ", "))"))
             }
             if body != nil && spec.body.isEmpty {
-                throw FunctionError.badInput(code: "unknown_parameter", message: "\(spec.name) takes no body")
+                throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no body")
             }
             let body = body ?? [:]
             for name in body.keys where !spec.body.contains(name) {
-                throw FunctionError.badInput(code: "unknown_parameter", message: "\(spec.name) takes no body field \"\(name)\"; it takes \(spec.body.joined(separator: ", "))")
+                throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no body field \"\(name)\"; it takes \(spec.body.joined(separator: ", "))")
             }
             for name in spec.requiredBody where body[name] == nil || body[name] == .null {
                 throw FunctionError.badInput(message: "\(spec.name) needs body field \"\(name)\"")

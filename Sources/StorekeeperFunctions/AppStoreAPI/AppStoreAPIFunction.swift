@@ -36,7 +36,8 @@ public final class AppStoreAPIFunction: TypedFunction {
               "message", "errorCode": 4040010, "httpStatus": 404, "retryable": false, "attempts": n}}
               retryable (429, 5xx, timeouts, connection failures): HTTP 503, exit 75;
               not found: 404, exit 65; other refusals: 400, exit 65;
-              UnauthorizedError (Apple refused the token): 502, exit 78.
+              api_token_refused (Apple refused the token): 502, exit 78; invalid_response (an answer
+              that is not Apple's JSON): 502, exit 69. Every code: the README's error table.
             Bad requests: invalid_request / unknown_operation / unknown_parameter (400, exit 65).
             """,
         variables: AppStoreAPISettings.apiVariables

@@ -57,7 +57,7 @@ public final class GetEntitlementsFunction: TypedFunction {
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
         guard let key = request.key else {
-            throw FunctionError.badInput(code: "invalid_request",
+            throw FunctionError.badInput(code: .invalidRequest,
                 message: "give exactly one of userId, appAccountToken, originalTransactionId")
         }
         let lookup = EntitlementLookup(repository: EntitlementRepository(store: try context.adapters.store()))

@@ -56,7 +56,7 @@ public final class IngestTransactionFunction: TypedFunction {
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
         guard let jws = request.jwsRepresentation ?? request.signedTransaction else {
-            throw FunctionError.badInput(code: "invalid_request", message: "jwsRepresentation is required")
+            throw FunctionError.badInput(code: .invalidRequest, message: "jwsRepresentation is required")
         }
         let now = context.clock.now()
         let purchase = try ingest.verify(signedTransaction: jws, signedRenewalInfo: request.signedRenewalInfo, now: now)

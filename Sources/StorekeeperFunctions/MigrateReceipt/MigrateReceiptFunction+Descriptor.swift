@@ -50,7 +50,7 @@ extension MigrateReceiptFunction {
              "migration": {"performed": true, "fromStore": false, "outcome": {"appleRequests": n, "subscriptions": [
                {"originalTransactionId", "productId", "status" (active | grace | billing_retry | expired |
                 refunded | revoked | lifetime; absent: no entitlement), "statusBefore", "inReceipt",
-                "eventsApplied", "linkedToUser", "appAccountTokenSet", "failure" ("notFound" | code)}]}}
+                "eventsApplied", "linkedToUser", "appAccountTokenSet", "failure" ("not_found" | "invalid_payload" | code)}]}}
                ("fromStore": true: an anonymous rerun answered from the store, see above;
                 {"performed": false, "reason"} for an Xcode receipt),
              with legacyCheck "legacy": {"status", "statusName", "environment", "redirectedToSandbox",
@@ -58,9 +58,9 @@ extension MigrateReceiptFunction {
                "gracePeriodExpiresDate", "expirationIntent", "autoRenew"}]}
                and "disagreements": [{"originalTransactionId", "legacyStatus", "newStatus"}].
             errors: INVALID_RECEIPT_FORMAT, INVALID_CERTIFICATE, VERIFICATION_FAILURE, INVALID_APP_IDENTIFIER,
-            INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, VERIFY_RECEIPT_UNAVAILABLE, Apple 5xx
+            INVALID_ENVIRONMENT (exit 65); RETRYABLE_VERIFICATION_FAILURE, verify_receipt_unavailable, Apple 5xx
             or unreachable (Apple's error name, exit 75: what was applied stays, a rerun finishes);
-            VERIFY_RECEIPT_REJECTED (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78);
+            verify_receipt_rejected (exit 65); Apple refusing the API key or the shared secret (21004) (exit 78);
             rate_limited (429, Retry-After, exit 75): the shared bucket has no token now; nothing was asked
             (or, when a migration under way used up its credit or Apple asked to hold back, what was
             applied stays and a rerun finishes).

@@ -92,7 +92,8 @@ extension MigrateReceiptFunction {
     static func rateLimited(retryAfter: Duration) -> Reply<Response> {
         let milliseconds = max(retryAfter.wholeMilliseconds, 1)
         let seconds = (milliseconds + 999) / 1000
-        let detail = FailureAnswer.Detail(code: rateLimitedCode, message: "too many migrations right now: try again in \(seconds) s")
-        return Reply(.failed(FailureAnswer(error: detail)), status: 429, headers: [("Retry-After", String(seconds))], exitCode: 75)
+        let refusal = FunctionError(.rateLimited, "too many migrations right now: try again in \(seconds) s")
+        let detail = FailureAnswer.Detail(code: refusal.code, message: refusal.message)
+        return Reply(.failed(FailureAnswer(error: detail)), refusing: refusal, headers: [("Retry-After", String(seconds))])
     }
 }

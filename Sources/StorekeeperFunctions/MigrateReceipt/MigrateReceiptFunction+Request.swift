@@ -73,7 +73,7 @@ extension MigrateReceiptFunction {
             throw FunctionError.payloadTooLarge(message: "receiptData is larger than any app receipt")
         }
         guard let der = Base64.decode(receiptData, padding: .optional), !der.isEmpty else {
-            throw FunctionError.badInput(code: ReceiptError.Code.invalidReceiptFormat.rawValue, message: "receiptData is not base64")
+            throw ReceiptError(.invalidReceiptFormat, "receiptData is not base64")
         }
         return CheckedRequest(
             dryRun: dryRun, legacyCheck: legacyCheck, userId: request.userId, appAccountToken: appAccountToken,

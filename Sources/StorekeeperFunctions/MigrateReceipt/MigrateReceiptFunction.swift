@@ -11,7 +11,7 @@ public final class MigrateReceiptFunction: TypedFunction {
     public typealias Response = CallOutcome<Answer>
 
     /// The wire code of a refusal by the shared bucket (HTTP 429, exit 75).
-    static let rateLimitedCode = "rate_limited"
+    static let rateLimitedCode = FunctionErrorCode.rateLimited.rawValue
 
     let settings: ReceiptSettings
     let context: FunctionContext
@@ -29,7 +29,7 @@ public final class MigrateReceiptFunction: TypedFunction {
         var userId = request.userId
         if let sessionToken = request.sessionToken {
             guard let session = try SessionRepository(store: try context.adapters.store()).session(id: sessionToken, now: context.clock.now()) else {
-                throw FunctionError.unauthorized(code: "invalid_session", message: "no open session with this sessionToken (ended, expired or never opened)")
+                throw FunctionError.unauthorized(code: .invalidSession, message: "no open session with this sessionToken (ended, expired or never opened)")
             }
             userId = session.userId
         }
@@ -44,7 +44,7 @@ public final class MigrateReceiptFunction: TypedFunction {
                 // Not a dry run: what the receipt holds is not answered, only why it was refused.
                 answer.receipt = nil
                 answer.originalTransactionIds = nil
-                return Reply(.answered(answer), status: error.isRetryable ? 503 : 400, exitCode: error.isRetryable ? 75 : 65)
+                return Reply(.answered(answer), refusing: error)
             }
             return Reply(.answered(answer))
         case .success(let verification):

@@ -21,7 +21,7 @@ final class MigrationRateLimitGate: AppStoreAPIRequestGate {
     private var sent = 0
 
     /// The refusal of a call because the bucket is empty; `retryAfter` says for how long.
-    static let refusedCode = "MigrationRateLimited"
+    static let refusedCode = AppStoreAPIError.OwnCode.migrationRateLimited.rawValue
     /// How many calls one request may take beyond the bucket: more than a migration needs
     /// (a few history pages, the statuses, a token or two), few enough to bound one receipt.
     static let credit: Double = 16

@@ -54,7 +54,7 @@ public final class ProcessNotificationsFunction: TypedFunction {
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
         let seconds = request.budgetSeconds ?? defaultBudget
         guard seconds > 0, seconds <= 3600 else {
-            throw FunctionError.badInput(code: "invalid_request", message: "budgetSeconds must be between 0 and 3600")
+            throw FunctionError.badInput(code: .invalidRequest, message: "budgetSeconds must be between 0 and 3600")
         }
         let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease, time: context.clock)
         let log = context.log

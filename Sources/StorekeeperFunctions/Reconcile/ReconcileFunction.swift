@@ -73,7 +73,7 @@ public final class ReconcileFunction: TypedFunction {
             """,
         response: """
             {"report": {"selection", "resumedAfter", "total", "done", "asked", "unchanged",
-              "corrected": {"expired→active": n, ...}, "failed": {"<Apple error name>" | "notFound": n},
+              "corrected": {"expired→active": n, ...}, "failed": {"<Apple error name>" | "not_found": n},
               "rateLimitedWaits": n, "outOfTime": false, "stoppedBy": null | "apple_unavailable"},
              "correctedTotal": n, "failedTotal": n}
               exit 0 when the walk finished or ran out of time (the next run resumes); exit 75
@@ -122,7 +122,7 @@ public final class ReconcileFunction: TypedFunction {
             "rateLimitedWaits": report.rateLimitedWaits, "outOfTime": report.outOfTime,
         ])
         let response = Response(report: report, correctedTotal: report.correctedTotal, failedTotal: report.failedTotal)
-        return report.stoppedBy == nil ? Reply(response) : Reply(response, status: 503, exitCode: 75)
+        return report.stoppedBy == nil ? Reply(response) : Reply(response, status: ErrorDisposition.retryLater.httpStatus, exitCode: ErrorDisposition.retryLater.exitCode)
     }
 
     private func makeReconciler(store: any KeyValueStore, client: AppStoreServerAPIClient) -> Reconciler {

@@ -118,19 +118,18 @@ public final class RecoverNotificationsFunction: TypedFunction {
     }
 
     private func answer(_ error: RecoveryError) -> Reply<Response> {
-        let (failure, report, retryable): (NotificationHistoryFailure, RecoveryReport, Bool) = switch error {
-        case .appleUnavailable(let failure, let report): (failure, report, true)
-        case .appleRefused(let failure, let report): (failure, report, false)
+        let (failure, report): (NotificationHistoryFailure, RecoveryReport) = switch error {
+        case .appleUnavailable(let failure, let report): (failure, report)
+        case .appleRefused(let failure, let report): (failure, report)
         }
         log(report)
         context.log.warning("notification history stopped", ["code": failure.code])
-        let refusedKey = failure.code == "UnauthorizedError"
+        let refusedKey = failure.disposition == .upstreamRefused
         let message = refusedKey
             ? "Apple refused the API key: check APPSTORE_KEY_ID, APPSTORE_ISSUER_ID, APPSTORE_PRIVATE_KEY and APPSTORE_BUNDLE_ID"
             : failure.reason
-        let (status, exitCode): (Int, Int32) = retryable ? (503, 75) : refusedKey ? (502, 78) : (400, 65)
-        return Reply(Response(report: report, error: FailureAnswer.Detail(code: failure.code, message: message, retryable: retryable)),
-                     status: status, exitCode: exitCode)
+        return Reply(Response(report: report, error: FailureAnswer.Detail(code: failure.code, message: message, retryable: failure.isRetryable)),
+                     refusing: failure)
     }
 
     private func log(_ report: RecoveryReport) {

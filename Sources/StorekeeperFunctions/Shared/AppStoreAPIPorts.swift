@@ -49,7 +49,7 @@ final class APINotificationHistory: NotificationHistorySource {
         do {
             response = try client.getNotificationHistory(paginationToken: paginationToken, request: query, environment: environment)
         } catch {
-            throw NotificationHistoryFailure(code: error.code, reason: error.reason, retryable: error.isRetryable)
+            throw NotificationHistoryFailure(code: error.code, reason: error.reason, disposition: error.disposition, origin: error.origin)
         }
         let items = (response.value.notificationHistory ?? []).compactMap { item -> NotificationHistoryPage.Item? in
             guard let payload = item.signedPayload else { return nil }
@@ -96,9 +96,9 @@ final class SharedRateLimitGate: AppStoreAPIRequestGate {
     private let deadline: Duration
     private(set) var waits = 0
     /// The refusal of a wait past the budget: the run is out of time, Apple is not down.
-    static let pastBudgetCode = "RateLimitWaitPastBudget"
+    static let pastBudgetCode = AppStoreAPIError.OwnCode.rateLimitWaitPastBudget.rawValue
     /// The shared bucket's store failed: our outage, not Apple's.
-    static let storeFailureCode = "RateLimitStoreUnavailable"
+    static let storeFailureCode = AppStoreAPIError.OwnCode.rateLimitStoreUnavailable.rawValue
 
     private let log: Logger?
 

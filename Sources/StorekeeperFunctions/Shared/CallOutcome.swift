@@ -32,19 +32,12 @@ public struct FailureAnswer: Encodable {
 }
 
 extension Reply {
-    /// Apple's error as a function answer: Apple's name as the code; retryable is 503 and
-    /// exit 75; a refused token is a configuration problem (502, exit 78); "not found" is 404;
-    /// an unreadable answer 502 (exit 69); any other refusal is 400 (exit 65).
+    /// Apple's error as a function answer: Apple's name as the code, the status and exit code
+    /// of its disposition (`AppStoreAPIError` says which Apple answer is which).
     static func failed<Answer>(_ error: AppStoreAPIError) -> Reply<CallOutcome<Answer>> where Body == CallOutcome<Answer> {
-        let (status, exitCode): (Int, Int32) =
-            if error.isRetryable { (503, 75) }
-            else if error.kind == .unauthorized { (502, 78) }
-            else if error.httpStatus == 404 { (404, 65) }
-            else if error.kind == .invalidResponse { (502, 69) }
-            else { (400, 65) }
         let detail = FailureAnswer.Detail(
             code: error.code, message: error.reason, errorCode: error.errorCode, httpStatus: error.httpStatus,
             retryable: error.isRetryable, attempts: error.attempts)
-        return Reply(.failed(FailureAnswer(error: detail)), status: status, exitCode: exitCode)
+        return Reply(.failed(FailureAnswer(error: detail)), refusing: error)
     }
 }

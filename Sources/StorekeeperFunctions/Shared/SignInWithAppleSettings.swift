@@ -110,16 +110,3 @@ struct SignInWithAppleSettings {
                           accounts: AccountRepository(store: store, dataKey: dataKey), sessions: SessionRepository(store: store))
     }
 }
-
-extension SignInWithAppleSettings {
-    /// Runs a step that talks to Apple. Apple refusing our client (`invalid_client`,
-    /// `unauthorized_client`) is our configuration, not the caller's mistake: it becomes a
-    /// configuration error (HTTP 500, exit 78; over HTTP the explanation goes to the log only).
-    static func callingApple<T>(_ step: () throws -> T) throws -> T {
-        do {
-            return try step()
-        } catch let error as AppleIDError where error.kind == .invalidClient || error.kind == .unauthorizedClient {
-            throw FunctionError(code: error.code, message: error.reason, kind: .configuration)
-        }
-    }
-}

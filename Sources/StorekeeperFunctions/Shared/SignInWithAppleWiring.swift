@@ -7,7 +7,8 @@ import StorekeeperCore
 /// sign-in steps wired to this process's adapters. One place, so the functions do not each
 /// repeat the wiring.
 struct SignInWithAppleWiring {
-    /// The `--help` line of every function that makes a client secret (`callingApple`).
+    /// The `--help` line of every function that makes a client secret (`callingApple`): the
+    /// disposition of `invalid_client` and `unauthorized_client` is our configuration.
     static let clientRefusedHelp = "Apple refusing the client secret (invalid_client, unauthorized_client): 500, exit 78, explained in the log."
 
     let context: FunctionContext
@@ -24,11 +25,10 @@ struct SignInWithAppleWiring {
 
     func store() throws -> any KeyValueStore { try context.adapters.store() }
 
-    /// Runs one step that talks to Apple with the sign-in flow; Apple refusing our client is
-    /// our configuration (see `SignInWithAppleSettings.callingApple`).
+    /// Runs one step that talks to Apple with the sign-in flow. What Apple refuses is
+    /// answered by its disposition (`AppleIDErrorKind`: our client refused is configuration).
     func callingApple<T>(_ step: (SignInFlow) throws -> T) throws -> T {
-        let flow = try settings.flow(adapters: context.adapters)
-        return try SignInWithAppleSettings.callingApple { try step(flow) }
+        try step(try settings.flow(adapters: context.adapters))
     }
 
     /// The web and the native flow log a finished sign-in alike.

@@ -63,10 +63,10 @@ public final class SimulateStoreFunction: TypedFunction {
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
         guard let type = SignedDataType(rawValue: request.sign) else {
-            throw FunctionError.badInput(code: "invalid_request", message: "sign must be one of \(SignedDataType.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw FunctionError.badInput(code: .invalidRequest, message: "sign must be one of \(SignedDataType.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard case .object(var payload) = request.payload else {
-            throw FunctionError.badInput(code: "invalid_request", message: "payload must be a JSON object")
+            throw FunctionError.badInput(code: .invalidRequest, message: "payload must be a JSON object")
         }
         let signer = try makeSigner(request.chain)
         let nowMilliseconds = JSONValue.number((context.clock.now().timeIntervalSince1970 * 1000).rounded())
@@ -102,7 +102,7 @@ public final class SimulateStoreFunction: TypedFunction {
         let leaf = chain?.leaf ?? "leaf"
         let stems = [leaf, chain?.intermediate ?? "intermediate", chain?.root ?? "root"]
         for stem in stems where stem.contains("/") || stem.hasPrefix(".") {
-            throw FunctionError.badInput(code: "invalid_request", message: "chain names a file stem, not a path: \(stem)")
+            throw FunctionError.badInput(code: .invalidRequest, message: "chain names a file stem, not a path: \(stem)")
         }
         do {
             let key = try ECPrivateKey(pem: try readText("\(pkiDirectory)/\(leaf).key"))

@@ -79,7 +79,7 @@ public final class SiwaVerifyTokenFunction: TypedFunction {
         let now = context.clock.now()
         let store = try context.adapters.store()
         guard let session = try SessionRepository(store: store).session(id: sessionToken, now: now) else {
-            return refusal(code: "invalid_session", message: "no open session with this token (ended, expired or never opened)", status: 401)
+            return refusal(FunctionError(.invalidSession, "no open session with this token (ended, expired or never opened)"))
         }
         var check = "not_configured"
         if checksRefreshTokens {
@@ -95,7 +95,7 @@ public final class SiwaVerifyTokenFunction: TypedFunction {
             }
             if outcome == .revoked {
                 context.log.info("refresh_token_revoked", ["user": session.userId])
-                return refusal(code: "consent_revoked", message: "the user revoked Sign in with Apple for this app: every session was ended", status: 401)
+                return refusal(FunctionError(.consentRevoked, "the user revoked Sign in with Apple for this app: every session was ended"))
             }
             check = outcome?.rawValue ?? "unavailable"
         }
@@ -104,8 +104,8 @@ public final class SiwaVerifyTokenFunction: TypedFunction {
                                             expiresAt: session.expiresAt, refreshCheck: check)))
     }
 
-    private func refusal(code: String, message: String, status: Int) -> Reply<Response> {
-        Reply(.refused(Refusal(error: .init(code: code, message: message))), status: status)
+    private func refusal(_ error: some CodedError) -> Reply<Response> {
+        Reply(.refused(Refusal(error: .init(code: error.code, message: error.reason))), refusing: error)
     }
 
     private func verify(_ identityToken: String, nonce: String?) -> Reply<Response> {
@@ -114,7 +114,7 @@ public final class SiwaVerifyTokenFunction: TypedFunction {
             return Reply(.token(TokenAnswer(claims: verified.claims)))
         } catch {
             context.log.warning("identity_token_rejected", ["code": error.code, "reason": error.reason])
-            return refusal(code: error.code, message: error.reason, status: error.isRetryable ? 503 : 400)
+            return refusal(error)
         }
     }
 }

@@ -11,8 +11,8 @@ struct TestNotificationDelivery {
     /// Asks Apple to send one; its token names it in the polls.
     func requestTestNotification() throws(AppStoreAPIError) -> String {
         guard let token = try client.requestTestNotification(environment: environment).value.testNotificationToken else {
-            throw AppStoreAPIError(kind: .invalidResponse, code: "InvalidResponse",
-                                   reason: "Apple's answer has no testNotificationToken", isRetryable: false, httpStatus: 200)
+            throw AppStoreAPIError(.invalidResponse, kind: .invalidResponse,
+                                   reason: "Apple's answer has no testNotificationToken", httpStatus: 200)
         }
         return token
     }

@@ -111,7 +111,7 @@ public final class TestNotificationFunction: TypedFunction {
         switch answer.outcome {
         case "delivered": return Reply(.answered(answer))
         case "failed": return Reply(.answered(answer), exitCode: 69)
-        default: return Reply(.answered(answer), status: 503, exitCode: 75)
+        default: return Reply(.answered(answer), status: ErrorDisposition.retryLater.httpStatus, exitCode: ErrorDisposition.retryLater.exitCode)
         }
     }
 

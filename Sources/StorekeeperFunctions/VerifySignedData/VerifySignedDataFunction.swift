@@ -49,13 +49,13 @@ public final class VerifySignedDataFunction: FunctionHandler {
             var message: String
         }
         let error: Failure
-        let isRetryable: Bool
+        let disposition: ErrorDisposition
 
         func response() throws -> FunctionResponse {
             var answer = JSONObjectBuilder()
             answer.add("valid", false)
             try answer.add("error", encoding: error)
-            return FunctionResponse(status: isRetryable ? 503 : 400, body: answer.build(), exitCode: isRetryable ? 75 : 65)
+            return FunctionResponse(status: disposition.httpStatus, body: answer.build(), exitCode: disposition.exitCode)
         }
     }
 
@@ -105,7 +105,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
         var type: SignedDataType?
         if let name = body.type {
             guard let known = SignedDataType(rawValue: name) else {
-                throw FunctionError.badInput(code: "invalid_request", message: "type must be one of \(SignedDataType.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw FunctionError.badInput(code: .invalidRequest, message: "type must be one of \(SignedDataType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             type = known
         }
@@ -115,7 +115,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
             verified = try verifier.verify(body.signedData, as: type, now: context.clock.now())
         } catch {
             context.log.warning("signed data rejected", ["code": error.code, "reason": error.reason])
-            return try Rejected(error: .init(code: error.code, message: error.reason), isRetryable: error.isRetryable).response()
+            return try Rejected(error: .init(code: error.code, message: error.reason), disposition: error.disposition).response()
         }
         context.log.onlineCheck(verified.revocation)
         return FunctionResponse(status: 200, body: Accepted(verified: verified).encoded())

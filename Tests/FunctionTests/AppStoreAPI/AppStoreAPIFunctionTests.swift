@@ -146,7 +146,7 @@ import TestSupport
         let answer = try Self.run("app-store-api", ["operation": "getTransactionInfo", "transactionId": "1000000001"],
                                   Self.environment(fake, ["STOREKEEPER_NOW": stale, "APPSTORE_KEY_ID": "NOSUCHKEY1"]))
         #expect(answer.exitCode == 78)
-        #expect((answer.json["error"] as? [String: Any])?["code"] as? String == "UnauthorizedError")
+        #expect((answer.json["error"] as? [String: Any])?["code"] as? String == "api_token_refused")
         #expect(try fake.requests().map { $0["auth"] as? String } == ["unknown kid"])
         #expect(!answer.stderr.contains("Bearer"))
     }

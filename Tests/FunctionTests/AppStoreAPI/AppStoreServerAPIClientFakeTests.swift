@@ -360,7 +360,7 @@ import TestSupport
             let client = try FakeAppStoreClient.make(fake, credentials: credentials, timing: time)
             let error = Self.apiError { _ = try client.getTransactionInfo(transactionId: "1000000001") }
             #expect(error?.kind == .unauthorized, "\(reason)")
-            #expect(error?.code == "UnauthorizedError")
+            #expect(error?.code == "api_token_refused")
             #expect(error?.isRetryable == false)
             let log = try fake.requests()
             #expect(log.count == 1)

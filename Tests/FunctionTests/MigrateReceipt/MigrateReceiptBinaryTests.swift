@@ -135,6 +135,6 @@ struct MigrateReceiptBinaryTests {
         let result = try FunctionBinary(name: "migrate-receipt").run(
             stdin: try Self.request("receipt-single", ["legacyCheck": true]), environment: environment)
         #expect(result.exitCode == 75)
-        #expect((try Self.answer(result)["error"] as? [String: Any])?["code"] as? String == "VERIFY_RECEIPT_UNAVAILABLE")
+        #expect((try Self.answer(result)["error"] as? [String: Any])?["code"] as? String == "verify_receipt_unavailable")
     }
 }

@@ -224,9 +224,9 @@ struct MigrateReceiptMigrationTests {
             #expect(answer.exitCode == 0, "run \(run): \(answer.stderr)")
             let outcome = try Self.subscriptions(answer.json)
             #expect(outcome[Self.lifetime]?["status"] as? String == "lifetime", "run \(run)")
-            #expect(outcome.values.contains { $0["failure"] as? String == "INVALID_PAYLOAD" }, "run \(run): \(outcome)")
+            #expect(outcome.values.contains { $0["failure"] as? String == "invalid_payload" }, "run \(run): \(outcome)")
             #expect(outcome[Self.subscription]?["status"] as? String == "active", "run \(run)")
-            #expect(answer.stderr.contains("INVALID_JWT_FORMAT") && answer.stderr.contains("INVALID_PAYLOAD"), "run \(run)")
+            #expect(answer.stderr.contains("INVALID_JWT_FORMAT") && answer.stderr.contains("invalid_payload"), "run \(run)")
         }
     }
 

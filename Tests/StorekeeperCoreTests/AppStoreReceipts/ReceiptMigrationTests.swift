@@ -93,7 +93,7 @@ import Testing
         let outcome = try Self.migrator(http, store: MemoryStore())
             .migrate(try Self.receipt(), environment: "Production", account: ReceiptMigrationAccount())
         #expect(http.requests.count == 1)
-        #expect(outcome.subscriptions == [.init(originalTransactionId: Self.id, status: nil, failure: "notFound")])
+        #expect(outcome.subscriptions == [.init(originalTransactionId: Self.id, status: nil, failure: "not_found")])
         #expect(outcome.appleRequests == 1)
     }
 

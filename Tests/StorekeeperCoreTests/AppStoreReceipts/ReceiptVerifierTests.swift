@@ -78,7 +78,7 @@ struct ReceiptVerifierTests {
         #expect(throws: ReceiptError(.retryableVerificationFailure, "")) { try reading.verified() }
     }
 
-    private func expectRefused(_ name: String, _ code: ReceiptError.Code, containing text: String) throws {
+    private func expectRefused(_ name: String, _ code: ReceiptErrorKind, containing text: String) throws {
         let reading = try ReceiptFixtures.verifier().read(der: try ReceiptFixtures.bytes(name))
         let error = #expect(throws: ReceiptError.self) { try reading.verified() }
         #expect(error?.kind == code, "\(name): \(String(describing: error))")

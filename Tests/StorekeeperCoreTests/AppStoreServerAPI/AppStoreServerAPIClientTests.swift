@@ -199,7 +199,7 @@ final class RecordingGate: AppStoreAPIRequestGate {
         #expect {
             _ = try Self.client(http).lookUpOrderId(orderId: "MK5TTTVWJH")
         } throws: { error in
-            (error as? AppStoreAPIError)?.kind == .unauthorized && (error as? AppStoreAPIError)?.code == "UnauthorizedError"
+            (error as? AppStoreAPIError)?.kind == .unauthorized && (error as? AppStoreAPIError)?.code == "api_token_refused"
         }
         #expect(http.requests.count == 1)
     }

@@ -7,7 +7,7 @@ import Testing
 struct SignedDataVerifierTests {
     let now = TestPKI.fixedTime
 
-    private func expectRejection(_ code: VerificationError.Code, _ jws: String, as type: SignedDataType? = nil,
+    private func expectRejection(_ code: VerificationErrorKind, _ jws: String, as type: SignedDataType? = nil,
                                  verifier: SignedDataVerifier? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let verifier = try verifier ?? TestPKI.verifier()
         do {

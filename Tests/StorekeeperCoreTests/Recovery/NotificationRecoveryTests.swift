@@ -13,7 +13,7 @@ struct NotificationRecoveryTests {
         func page(_ query: NotificationHistoryRequest, paginationToken: String?) throws(NotificationHistoryFailure) -> NotificationHistoryPage {
             let index = paginationToken.flatMap { Int($0.dropFirst("page-".count)) } ?? 0
             guard pages.indices.contains(index) else {
-                throw NotificationHistoryFailure(code: "InvalidPaginationTokenError", reason: "no page \(index)", retryable: false)
+                throw NotificationHistoryFailure(code: "InvalidPaginationTokenError", reason: "no page \(index)", disposition: .badInput, origin: ErrorOrigin())
             }
             let hasMore = index + 1 < pages.count
             return NotificationHistoryPage(

@@ -29,7 +29,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     public var onRejected: ((String, String) -> Void)?
 
     /// The failure of a signed answer that verified but does not decode as its model.
-    public static let invalidPayload = "INVALID_PAYLOAD"
+    public static let invalidPayload = ReportFailureCode.invalidPayload.rawValue
     /// The failure of a transaction that decoded but cannot be applied (no transactionId, ...).
     public static let invalidTransaction = "INVALID_TRANSACTION"
 
@@ -109,7 +109,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
             answer = try client.getAllSubscriptionStatuses(transactionId: id, environment: run.environment, sandboxFallback: run.fallback)
         } catch {
             guard error.httpStatus == 404 else { throw error }
-            progress.fail(id, "notFound")
+            progress.fail(id, ReportFailureCode.notFound.rawValue)
             return
         }
         progress.appleRequests += 1
@@ -203,7 +203,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                     environment: history.answeredBy ?? run.environment, sandboxFallback: pages == 0 && run.fallback)
             } catch {
                 guard pages == 0, error.httpStatus == 404 else { throw error }
-                progress.fail(id, "notFound")
+                progress.fail(id, ReportFailureCode.notFound.rawValue)
                 progress.appleRequests += 1
                 return History(answeredBy: nil)
             }

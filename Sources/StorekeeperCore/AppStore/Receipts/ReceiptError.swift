@@ -1,35 +1,17 @@
-/// Why a legacy app receipt was refused. The codes are the ones App Store signed data uses
-/// (`VerificationError`) where the meaning is the same, so one vocabulary covers both.
-public struct ReceiptError: CodedError, Equatable {
-    public enum Code: String, Sendable, CaseIterable {
-        /// Not a PKCS#7 signedData container, or a payload that is not the receipt ASN.1
-        /// layout (bad DER, a field of the wrong type, a missing required field).
-        case invalidReceiptFormat = "INVALID_RECEIPT_FORMAT"
-        /// The signer does not chain to a configured root at the receipt's creation date.
-        case invalidCertificate = "INVALID_CERTIFICATE"
-        /// The signature does not match the content.
-        case verificationFailure = "VERIFICATION_FAILURE"
-        /// The configured roots could not be loaded, or the chain check could not run: not
-        /// the receipt's fault.
-        case retryableVerificationFailure = "RETRYABLE_VERIFICATION_FAILURE"
-        /// The receipt is another app's.
-        case invalidAppIdentifier = "INVALID_APP_IDENTIFIER"
-        /// The receipt's environment is unknown or not accepted here (Xcode, by default).
-        case invalidEnvironment = "INVALID_ENVIRONMENT"
+/// Why a legacy app receipt was refused: the vocabulary of App Store signed data
+/// (`VerificationErrorKind`), one vocabulary for both, with INVALID_RECEIPT_FORMAT for a
+/// receipt that is not Apple's PKCS#7 layout. The other codes mean for a receipt what they
+/// mean for a JWS: its signer does not chain to the legacy root at the receipt's creation
+/// date (INVALID_CERTIFICATE), the signature does not match (VERIFICATION_FAILURE), the roots
+/// could not be loaded (RETRYABLE_VERIFICATION_FAILURE), another app's receipt
+/// (INVALID_APP_IDENTIFIER), an environment not accepted here, Xcode by default
+/// (INVALID_ENVIRONMENT).
+public typealias ReceiptError = VerificationError
+
+public typealias ReceiptErrorKind = VerificationErrorKind
+
+extension ReceiptError {
+    static func format(_ reason: String, fileID: String = #fileID, line: Int = #line) -> ReceiptError {
+        ReceiptError(.invalidReceiptFormat, reason, fileID: fileID, line: line)
     }
-
-    public let kind: Code
-    public let reason: String
-
-    public init(_ kind: Code, _ reason: String) {
-        self.kind = kind
-        self.reason = reason
-    }
-
-    public var code: String { kind.rawValue }
-    public var isRetryable: Bool { kind == .retryableVerificationFailure }
-
-    public static func == (lhs: ReceiptError, rhs: ReceiptError) -> Bool { lhs.kind == rhs.kind }
-
-    static func format(_ reason: String) -> ReceiptError { ReceiptError(.invalidReceiptFormat, reason) }
 }

@@ -43,7 +43,7 @@ public struct ReceiptMigrationOutcome: Sendable, Equatable, Encodable {
         public var linkedToUser: Bool?
         /// Whether Set App Account Token was called for it in this run.
         public var appAccountTokenSet: Bool
-        /// Why Apple's answer about it was not applied ("notFound", Apple's error name, or a
+        /// Why Apple's answer about it was not applied (`not_found`, Apple's error name, or a
         /// verification error code), when it was not.
         public var failure: String?
 

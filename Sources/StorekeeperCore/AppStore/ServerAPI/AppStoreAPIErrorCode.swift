@@ -14,6 +14,17 @@ public enum AppStoreAPIErrorCode {
         /// Apple's name, e.g. `TransactionIdNotFoundError`.
         public let name: String
         public let isRetryable: Bool
+
+        /// The HTTP status Apple answers the code with (its first three digits: 4040010 is a 404).
+        public var httpStatus: Int { Int(code / 10_000) }
+
+        /// How an answer with this code is taken, by the rule every Apple answer follows:
+        /// retryable (by Apple's word, a 429 or a 5xx) is retry later, a 404 is not found, the
+        /// rest is the caller's bad input.
+        public var disposition: ErrorDisposition {
+            AppStoreAPIError.disposition(kind: .apple, isRetryable: AppStoreAPIError.isRetryable(isRetryable, status: httpStatus),
+                                         httpStatus: httpStatus)
+        }
     }
 
     public static let all: [Entry] = [

@@ -93,8 +93,8 @@ extension AppStoreAPIOperation {
         do {
             return Array(try encoder.encode(value))
         } catch {
-            throw AppStoreAPIError(kind: .invalidRequest, code: "InvalidRequest",
-                                   reason: "the request body cannot be encoded: \(error)", isRetryable: false)
+            throw AppStoreAPIError(.invalidRequest, kind: .invalidRequest,
+                                   reason: "the request body cannot be encoded: \(error)")
         }
     }
 }

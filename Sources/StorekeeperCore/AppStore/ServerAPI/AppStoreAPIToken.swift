@@ -40,8 +40,8 @@ public enum AppStoreAPIToken {
         do {
             return try signer.sign(claims)
         } catch {
-            throw AppStoreAPIError(kind: .invalidRequest, code: "TokenSigningFailed",
-                                   reason: "could not sign the API token: \(error)", isRetryable: false)
+            throw AppStoreAPIError(.tokenSigningFailed, kind: .invalidRequest,
+                                   reason: "could not sign the API token: \(error)")
         }
     }
 }

@@ -172,9 +172,9 @@ public final class AppStoreServerAPIClient {
             let value = try JSONDecoder().decode(Model.self, from: Data(raw.body))
             return AppStoreAPIResponse(value: value, environment: raw.environment, body: raw.body, attempts: raw.attempts)
         } catch {
-            throw AppStoreAPIError(kind: .invalidResponse, code: "InvalidResponse",
+            throw AppStoreAPIError(.invalidResponse, kind: .invalidResponse,
                                    reason: "\(operation.name): the answer is not the documented JSON (\(error))",
-                                   isRetryable: false, httpStatus: 200, attempts: raw.attempts)
+                                   httpStatus: 200, attempts: raw.attempts)
         }
     }
 
@@ -271,9 +271,9 @@ public final class AppStoreServerAPIClient {
     }
 
     private func deadlineError(_ operation: AppStoreAPIOperation, _ last: AppStoreAPIError?, attempts: Int) -> AppStoreAPIError {
-        AppStoreAPIError(kind: .deadlineExceeded, code: "DeadlineExceeded",
+        AppStoreAPIError(.deadlineExceeded, kind: .deadlineExceeded,
                          reason: "\(operation.name): no answer within \(retryPolicy.deadline)" + (last.map { "; last: \($0.code)" } ?? ""),
-                         isRetryable: true, errorCode: last?.errorCode, httpStatus: last?.httpStatus, attempts: attempts)
+                         errorCode: last?.errorCode, httpStatus: last?.httpStatus, attempts: attempts)
     }
 
     /// `Retry-After` in seconds; an HTTP date or nonsense is ignored (the backoff applies).

@@ -1,27 +1,23 @@
 /// Why verifyReceipt gave no usable answer.
-public struct VerifyReceiptError: CodedError, Equatable {
-    public enum Kind: String, Sendable {
-        /// Apple answered with a status other than 0 / 21006 (the receipt, the secret...).
-        case rejected = "VERIFY_RECEIPT_REJECTED"
-        /// Apple could not be reached, answered 5xx, or a temporary status (21005, 21009, 211xx).
-        case unavailable = "VERIFY_RECEIPT_UNAVAILABLE"
-        /// An answer that is not a verifyReceipt body.
-        case invalidResponse = "VERIFY_RECEIPT_INVALID_RESPONSE"
+public typealias VerifyReceiptError = DomainError<VerifyReceiptErrorKind>
+
+public enum VerifyReceiptErrorKind: String, ErrorKind {
+    /// Apple answered with a status other than 0 / 21006 (the receipt, the secret...).
+    case rejected = "verify_receipt_rejected"
+    /// Apple could not be reached, answered 5xx, or a temporary status (21005, 21009, 211xx).
+    case unavailable = "verify_receipt_unavailable"
+    /// An answer that is not a verifyReceipt body.
+    case invalidResponse = "verify_receipt_invalid_response"
+
+    public var disposition: ErrorDisposition { self == .rejected ? .badInput : .retryLater }
+}
+
+extension VerifyReceiptError {
+    public init(_ kind: VerifyReceiptErrorKind, _ reason: String, status: VerifyReceiptStatus?,
+                fileID: String = #fileID, line: Int = #line) {
+        self.init(kind, reason, subject: status.map { String($0.rawValue) }, fileID: fileID, line: line)
     }
 
-    public let kind: Kind
-    public let reason: String
     /// Apple's status, when one came back.
-    public let status: VerifyReceiptStatus?
-
-    public init(_ kind: Kind, _ reason: String, status: VerifyReceiptStatus? = nil) {
-        self.kind = kind
-        self.reason = reason
-        self.status = status
-    }
-
-    public var code: String { kind.rawValue }
-    public var isRetryable: Bool { kind != .rejected }
-
-    public static func == (lhs: VerifyReceiptError, rhs: VerifyReceiptError) -> Bool { lhs.kind == rhs.kind && lhs.status == rhs.status }
+    public var status: VerifyReceiptStatus? { subject.flatMap { Int($0) }.map(VerifyReceiptStatus.init(rawValue:)) }
 }
