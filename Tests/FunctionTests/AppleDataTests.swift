@@ -90,13 +90,13 @@ struct AppleDataTests {
         let payload = try #require(accepted.object["payload"] as? [String: Any])
         #expect(payload["deviceVerificationNonce"] is String)
         // Said at start, before any data: this function takes data Apple does not sign.
-        #expect(accepted.result.stderrText.contains("APPSTORE_ENVIRONMENT accepts data Apple does not sign"))
+        #expect(accepted.result.stderrText.contains("unsigned_environment_accepted"))
 
         let refused = try Self.run("verify-signed-data", ["signedData": jws], environment: Self.xcodeEnvironment("Production,Sandbox"))
         #expect(refused.exitCode == 65)
         #expect(refused.object["valid"] as? Bool == false)
         #expect(refused.errorCode == "INVALID_JWT_FORMAT")
-        #expect(!refused.result.stderrText.contains("APPSTORE_ENVIRONMENT accepts data Apple does not sign"))
+        #expect(!refused.result.stderrText.contains("unsigned_environment_accepted"))
     }
 
     @Test func unsignedTestDataIsRefusedByThePublicWebhookWhateverTheConfigurationSays() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import SQLiteStore
 import StorekeeperCore
+import StorekeeperTesting
 import Testing
 
 /// The worker's failure accounting when the store itself fails after a claim went through:
@@ -43,9 +44,16 @@ import Testing
 
     @Test func aDamagedStoreStopsTheRunAndSpendsNoAttempt() throws {
         let queues = try SQLiteStore(path: TestDirectory.newPath("queues.db"))
-        // A job that carries only the notification's id: the worker reads the record from
-        // the (damaged) store right after claiming it.
-        try queues.enqueue(QueuedJob(id: "uuid-1", payload: Array("uuid-1".utf8)), on: StoreKeys.notificationQueue)
+        // A real notification, verified and queued by the inbox (on a memory store), moved to
+        // the queue store: applying it reads the subscription's record from the damaged store.
+        let received = MemoryStore()
+        var story = LifecycleSimulator()
+        story.subscribe()
+        let notification = story.notifications[0]
+        _ = try NotificationInbox(verifier: try TestPKI.verifier(), store: received)
+            .receive(signedPayload: try notification.signedPayload(), now: Date(timeIntervalSince1970: Double(story.now) / 1000))
+        let job = try #require(try received.claim(from: StoreKeys.notificationQueue, lease: .seconds(60))).job
+        try queues.enqueue(job, on: StoreKeys.notificationQueue)
         let path = TestDirectory.newPath("values.db")
         try DamagedDatabase.make(at: path)
         let damaged = try SQLiteStore(path: path)
@@ -57,6 +65,7 @@ import Testing
         }
         #expect(error?.code == "store_corrupt" && error?.isRetryable == true, "\(String(describing: error))")
         #expect(failures.isEmpty, "a store fault is not the notification's failure")
+        #expect(job.id == notification.uuid)
         // Still queued (leased): the next run after the lease takes it up again.
         #expect(try queues.pendingCount(in: StoreKeys.notificationQueue) == 1)
     }

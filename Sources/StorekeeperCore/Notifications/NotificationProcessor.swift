@@ -71,15 +71,9 @@ public final class NotificationProcessor {
     }
 
     private func process(_ claimed: ClaimedJob) throws -> EntitlementUpdate {
-        // The job normally carries the stored record; a job that carries only the id (queued
-        // by an older version) is looked up.
-        var bytes = claimed.job.payload
-        if bytes.first != UInt8(ascii: "{") {
-            guard let stored = try store.get(StoreKeys.notification(claimed.job.id)) else {
-                throw EntitlementError("notification \(claimed.job.id) is queued but not stored")
-            }
-            bytes = stored.bytes
-        }
+        // The job carries the stored record itself (the inbox queues both in one step), so the
+        // worker never reads the notification key.
+        let bytes = claimed.job.payload
         let notification: StoredNotification
         do {
             notification = try JSONDecoder().decode(StoredNotification.self, from: Data(bytes))

@@ -68,21 +68,21 @@ public final class AppStoreAPIFunction: TypedFunction {
         do {
             pages = try send(call, environment: environment, sandboxFallback: fallback && spec.lookup, allPages: request.allPages == true)
         } catch let error as AppStoreAPIError {
-            context.log.warning("App Store Server API call failed", ["operation": spec.name, "code": error.code, "attempts": String(error.attempts)])
+            context.log.warning("app_store_api_failed", ["operation": spec.name, "code": error.code, "attempts": String(error.attempts)])
             return .failed(error)
         }
         do {
             response = try call.merge(pages.bodies)
         } catch let error as AppStoreAPIError {
             // A 2xx body that is not the documented JSON: Apple's fault, answered as documented.
-            context.log.warning("App Store Server API answer unreadable", ["operation": spec.name, "code": error.code])
+            context.log.warning("app_store_api_answer_unreadable", ["operation": spec.name, "code": error.code])
             return .failed(error)
         }
         if decode, let verifier {
             var decoder = SignedFieldDecoder(verifier: verifier, now: context.clock.now())
             response = decoder.decode(response)
             if decoder.failures > 0 {
-                context.log.warning("signed fields failed verification", ["count": String(decoder.failures)])
+                context.log.warning("signed_fields_rejected", ["count": String(decoder.failures)])
             }
         }
         return Reply(.answered(Answer(

@@ -64,9 +64,9 @@ public final class IngestTransactionFunction: TypedFunction {
         let outcome = try ingest.apply(purchase, userId: request.userId, to: repository, now: now)
         let originalTransactionId = purchase.transaction.originalTransactionId ?? "-"
         if outcome.appAccountTokenOfAnotherUser {
-            context.log.warning("appAccountToken belongs to another user", ["originalTransactionId": originalTransactionId])
+            context.log.warning("app_account_token_of_another_user", ["originalTransactionId": originalTransactionId])
         }
-        context.log.info("transaction ingested", ["outcome": outcome.outcome.rawValue, "originalTransactionId": originalTransactionId])
+        context.log.info("transaction_ingested", ["outcome": outcome.outcome.rawValue, "originalTransactionId": originalTransactionId])
         return Reply(outcome)
     }
 }

@@ -9,7 +9,7 @@ extension MigrateReceiptFunction {
                  answer: Answer) throws -> Reply<Response> {
         let store = try context.adapters.store()
         guard let account = try ReceiptMigration.account(userId: userId, appAccountToken: request.appAccountToken, store: store) else {
-            throw FunctionError.badInput(message: "appAccountToken belongs to another user")
+            throw FunctionError.badInput(message: "app_account_token_of_another_user")
         }
         // The API key is needed from here on, and only here: a dry run works without it. Built
         // per request, once the request and its account are known to be good.
@@ -26,10 +26,10 @@ extension MigrateReceiptFunction {
             throw FunctionError.configuration("verifyReceipt answered 21004 (sharedSecretMismatch): \(StorekeeperSettings.sharedSecret.name) is not the app's shared secret")
         } catch let error as AppStoreAPIError where error.code == MigrationRateLimitGate.refusedCode {
             // What a call on credit applied before it stays; a rerun finishes the rest.
-            context.log.warning("migration refused: the shared rate limit has no token now", ["retryAfterMs": error.retryAfter?.wholeMilliseconds ?? 0])
+            context.log.warning("migration_rate_limited", ["retryAfterMs": error.retryAfter?.wholeMilliseconds ?? 0])
             return Self.rateLimited(retryAfter: error.retryAfter ?? .seconds(1))
         } catch let error as AppStoreAPIError {
-            context.log.warning("migration stopped: Apple did not answer", ["code": error.code, "retryable": error.isRetryable])
+            context.log.warning("migration_stopped_apple_unavailable", ["code": error.code, "retryable": error.isRetryable])
             return .failed(error)
         }
         log(result)
@@ -50,15 +50,15 @@ extension MigrateReceiptFunction {
     private func log(_ result: ReceiptMigration.Result) {
         let outcome = result.outcome
         if result.fromStore {
-            context.log.info("receipt answered from the store", ["subscriptions": outcome.subscriptions.count])
+            context.log.info("receipt_answered_from_store", ["subscriptions": outcome.subscriptions.count])
         } else {
-            context.log.info("receipt migrated", [
+            context.log.info("receipt_migrated", [
                 "subscriptions": outcome.subscriptions.count, "applied": outcome.subscriptions.reduce(0) { $0 + $1.eventsApplied },
                 "appleRequests": outcome.appleRequests,
             ])
         }
         for audit in result.audits where !audit.agree {
-            context.log.warning("legacy and new track disagree", [
+            context.log.warning("legacy_track_disagrees", [
                 "originalTransactionId": audit.originalTransactionId, "legacyStatus": audit.legacyStatus,
                 "newStatus": audit.newStatus ?? "none",
             ])
@@ -83,7 +83,7 @@ extension MigrateReceiptFunction {
             store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback)
         let log = context.log
         migrator.onRejected = { id, code in
-            log.warning("Apple's signed answer was refused (did not verify, decode or apply); not applied", ["originalTransactionId": id, "code": code])
+            log.warning("apple_answer_refused", ["originalTransactionId": id, "code": code])
         }
         return migrator
     }

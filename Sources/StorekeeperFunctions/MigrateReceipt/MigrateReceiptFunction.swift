@@ -39,7 +39,7 @@ public final class MigrateReceiptFunction: TypedFunction {
         let environment: String
         switch reading.verification {
         case .failure(let error):
-            context.log.warning("receipt did not verify", ["code": error.code, "reason": error.reason])
+            context.log.warning("receipt_rejected", ["code": error.code, "reason": error.reason])
             guard request.dryRun else {
                 // Not a dry run: what the receipt holds is not answered, only why it was refused.
                 answer.receipt = nil

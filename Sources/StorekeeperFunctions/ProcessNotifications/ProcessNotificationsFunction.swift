@@ -59,9 +59,9 @@ public final class ProcessNotificationsFunction: TypedFunction {
         let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease, time: context.clock)
         let log = context.log
         let report = try processor.run(budget: .milliseconds(Int64(seconds * 1000))) { id, error in
-            log.warning("notification failed", ["notificationUUID": id, "error": String(describing: error)])
+            log.warning("notification_failed", ["notificationUUID": id, "error": String(describing: error)])
         }
-        log.info("notifications processed", [
+        log.info("notifications_processed", [
             "applied": report.applied, "stale": report.stale, "duplicate": report.duplicate,
             "ignored": report.ignored, "failed": report.failed, "deadLettered": report.deadLettered,
             "remaining": report.remaining,

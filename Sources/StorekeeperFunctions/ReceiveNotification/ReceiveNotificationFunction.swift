@@ -65,24 +65,24 @@ public final class ReceiveNotificationFunction: TypedFunction {
         do {
             delivery = try inbox.receive(signedPayload: request.signedPayload, now: context.clock.now())
         } catch let error as VerificationError {
-            context.log.warning("notification rejected", ["code": error.code, "reason": error.reason])
+            context.log.warning("notification_rejected", ["code": error.code, "reason": error.reason])
             throw error
         } catch let error as StoreError {
-            context.log.error("notification not stored", ["code": error.code, "reason": error.reason])
+            context.log.error("notification_not_stored", ["code": error.code, "reason": error.reason])
             throw error
         }
         context.log.onlineCheck(delivery.onlineCheck)
         switch delivery.receipt {
         case .accepted(let uuid, let type):
-            context.log.info("notification queued", ["notificationUUID": uuid, "type": type ?? "-"])
+            context.log.info("notification_queued", ["notificationUUID": uuid, "type": type ?? "-"])
             return Reply(Response(status: .accepted, notificationUUID: uuid))
         case .duplicate(let uuid):
-            context.log.info("notification duplicate", ["notificationUUID": uuid])
+            context.log.info("notification_duplicate", ["notificationUUID": uuid])
             return Reply(Response(status: .duplicate, notificationUUID: uuid))
         case .droppedEnvironment(let environment):
             // Apple sometimes sends sandbox notifications to the production URL: acknowledge
             // so it stops retrying, and keep them out of production state.
-            context.log.warning("notification dropped: environment not accepted", ["environment": environment])
+            context.log.warning("notification_environment_not_accepted", ["environment": environment])
             return Reply(Response(status: .ignored, reason: "environment \(environment) is not accepted here"))
         }
     }

@@ -112,11 +112,11 @@ public final class ReconcileFunction: TypedFunction {
             defer { progress.finish() }
             report = try reconciler.run(selection, restart: request.restart ?? false) { time.monotonic() >= deadline }
         } catch let failure as SubscriptionStatusLookupFailure {
-            context.log.error("Apple refused the API key; reconciliation stopped", ["code": failure.code])
+            context.log.error("api_key_refused", ["code": failure.code])
             throw FunctionError.configuration("Apple refused the API key (\(failure.code)): check APPSTORE_KEY_ID, APPSTORE_ISSUER_ID, APPSTORE_PRIVATE_KEY and APPSTORE_BUNDLE_ID")
         }
         report.rateLimitedWaits = gate.waits
-        context.log.info("reconciliation finished", [
+        context.log.info("reconciliation_finished", [
             "selection": report.selection, "asked": report.asked, "unchanged": report.unchanged,
             "corrected": report.correctedTotal, "failed": report.failedTotal,
             "rateLimitedWaits": report.rateLimitedWaits, "outOfTime": report.outOfTime,
@@ -132,7 +132,7 @@ public final class ReconcileFunction: TypedFunction {
         let log = context.log
         reconciler.onCorrection = { correction in
             // A correction is the trace of a lost notification: worth a line each.
-            log.warning("entitlement corrected", ["originalTransactionId": correction.originalTransactionId, "kind": correction.kind])
+            log.warning("entitlement_corrected", ["originalTransactionId": correction.originalTransactionId, "kind": correction.kind])
         }
         return reconciler
     }

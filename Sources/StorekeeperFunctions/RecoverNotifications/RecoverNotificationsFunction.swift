@@ -123,7 +123,7 @@ public final class RecoverNotificationsFunction: TypedFunction {
         case .appleRefused(let failure, let report): (failure, report)
         }
         log(report)
-        context.log.warning("notification history stopped", ["code": failure.code])
+        context.log.warning("notification_history_stopped", ["code": failure.code])
         let refusedKey = failure.disposition == .upstreamRefused
         let message = refusedKey
             ? "Apple refused the API key: check APPSTORE_KEY_ID, APPSTORE_ISSUER_ID, APPSTORE_PRIVATE_KEY and APPSTORE_BUNDLE_ID"
@@ -133,7 +133,7 @@ public final class RecoverNotificationsFunction: TypedFunction {
     }
 
     private func log(_ report: RecoveryReport) {
-        context.log.info("notification history replayed", [
+        context.log.info("notification_history_replayed", [
             "pages": report.pages, "fetched": report.fetched, "queued": report.queued,
             "alreadyKnown": report.alreadyKnown, "invalid": report.invalid.values.reduce(0, +),
         ])

@@ -52,8 +52,11 @@ extension AppStoreSettings {
     func makeVerifier(adapters: any FunctionAdapters, log: Logger) -> SignedDataVerifier {
         let unsigned = verifierConfiguration.acceptedEnvironments.intersection(SignedDataVerifier.unsignedEnvironments)
         if !unsigned.isEmpty {
-            log.warning("\(StorekeeperSettings.acceptedEnvironments.name) accepts data Apple does not sign; its signature is not checked (never in production)",
-                        ["environments": unsigned.map(\.rawValue).sorted().joined(separator: ",")])
+            // Data of these environments is not signed by Apple: its signature is not checked,
+            // which must never be so in production.
+            log.warning("unsigned_environment_accepted",
+                        ["variable": StorekeeperSettings.acceptedEnvironments.name,
+                         "environments": unsigned.map(\.rawValue).sorted().joined(separator: ",")])
         }
         return verifier(adapters: adapters)
     }

@@ -96,17 +96,17 @@ public final class TestNotificationFunction: TypedFunction {
         do throws(AppStoreAPIError) {
             token = try delivery.requestTestNotification()
         } catch {
-            context.log.warning("test notification not requested", ["code": error.code])
+            context.log.warning("test_notification_not_requested", ["code": error.code])
             return .failed(error)
         }
         do throws(AppStoreAPIError) {
             report = try delivery.waitForReport(token: token, interval: .milliseconds(interval), timeout: .seconds(timeout))
         } catch {
-            context.log.warning("test notification status unavailable", ["code": error.code])
+            context.log.warning("test_notification_status_unavailable", ["code": error.code])
             return .failed(error)
         }
         let answer = self.answer(report, token: token, environment: environment, decode: decode)
-        context.log.info("test notification", ["environment": environment.rawValue, "outcome": answer.outcome,
+        context.log.info("test_notification_delivered", ["environment": environment.rawValue, "outcome": answer.outcome,
                                                "results": answer.sendAttempts.map(\.sendAttemptResult).joined(separator: ",")])
         switch answer.outcome {
         case "delivered": return Reply(.answered(answer))

@@ -114,7 +114,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
         do {
             verified = try verifier.verify(body.signedData, as: type, now: context.clock.now())
         } catch {
-            context.log.warning("signed data rejected", ["code": error.code, "reason": error.reason])
+            context.log.warning("signed_data_rejected", ["code": error.code, "reason": error.reason])
             return try Rejected(error: .init(code: error.code, message: error.reason), disposition: error.disposition).response()
         }
         context.log.onlineCheck(verified.revocation)

@@ -149,7 +149,7 @@ struct MigrateReceiptMigrationTests {
         #expect(disagreements.first?["originalTransactionId"] as? String == Self.subscription)
         #expect(disagreements.first?["legacyStatus"] as? String == "expired")
         #expect(disagreements.first?["newStatus"] as? String == "active")
-        #expect(answer.stderr.contains("legacy and new track disagree"))
+        #expect(answer.stderr.contains("legacy_track_disagrees"))
 
         let store = try SQLiteStore(path: path)
         let audit = try #require(try ReceiptMigrationAudit.load(Self.subscription, from: store))

@@ -63,7 +63,7 @@ struct ReconcileTests {
         #expect(first.report["unchanged"] as? Int == 1)
         #expect(first.report["failed"] as? [String: Int] == [:])
         #expect(first.json["correctedTotal"] as? Int == 3)
-        #expect(first.stderr.components(separatedBy: "entitlement corrected").count - 1 == 3)
+        #expect(first.stderr.components(separatedBy: "entitlement_corrected").count - 1 == 3)
         #expect(try world.askedIds().sorted() == [renewed, refunded, expired, agreed])
 
         // What get-entitlements answers now, and what Apple confirmed.
