@@ -13,22 +13,25 @@ import StorekeeperCore
 final class SQLiteStatement {
     private let connection: SQLiteConnection
     private let handle: OpaquePointer
-    /// What error messages call the statement (the query's name, not its SQL).
-    private let name: String
+    /// What error messages call the statement (the query's name, not its SQL). Made only
+    /// when a message is: naming an enum case goes through reflection, which would cost a
+    /// fresh process more than opening the database does.
+    private let describe: () -> String
+    private var name: String { describe() }
 
     /// Prepared once and kept (SQLITE_PREPARE_PERSISTENT tells SQLite it will be reused).
-    init(_ sql: String, name: String, on connection: SQLiteConnection) throws(StoreError) {
+    init(_ sql: String, name: @escaping @autoclosure () -> String, on connection: SQLiteConnection) throws(StoreError) {
         var prepared: OpaquePointer?
         try connection.check(
             sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil),
-            "prepare \(name)")
+            "prepare \(name())")
         guard let prepared else {
             // Only empty SQL (or SQL that is all comments) prepares to NULL: a bug in the caller.
-            throw StoreError(.failed, "prepare \(name): no statement")
+            throw StoreError(.failed, "prepare \(name()): no statement")
         }
         self.connection = connection
         self.handle = prepared
-        self.name = name
+        self.describe = name
     }
 
     deinit {

@@ -99,7 +99,7 @@ public final class SQLiteStore: KeyValueStore {
         if let cached = statements[query] {
             statement = cached
         } else {
-            statement = try SQLiteStatement(query.rawValue, name: "\(query)", on: connection)
+            statement = try SQLiteStatement(query.rawValue, name: String(describing: query), on: connection)
             statements[query] = statement
         }
         defer { statement.reset() }
