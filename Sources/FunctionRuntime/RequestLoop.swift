@@ -204,10 +204,8 @@ final class RequestLoop<Handler: FunctionHandler> {
     private func map(_ error: any Error) -> FunctionError {
         if let error = error as? FunctionError { return error }
         if let error = error as? StoreError { return storeFailure(error) }
-        if let error = error as? any CodedError, error.disposition != .internalFailure {
-            return FunctionError(error)
-        }
         if let error = error as? any CodedError {
+            guard error.disposition == .internalFailure else { return FunctionError(error) }
             log.error("unexpected_error", ["code": error.code, "error": error.reason, "at": error.origin.description])
             return .internalError()
         }
