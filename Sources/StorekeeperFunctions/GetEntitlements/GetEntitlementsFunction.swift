@@ -46,7 +46,8 @@ public final class GetEntitlementsFunction: TypedFunction {
               "confirmedByApple": {"appleStatus", "status", "askedAt"} (when reconcile asked Apple in the last 8 h)}]}
             Dates are Apple's milliseconds since 1970. An unknown user has no entitlements (not an error).
             """,
-        variables: [.declared(RuntimeSettings.storeURL)]
+        variables: [.declared(RuntimeSettings.storeURL)],
+        scope: .read
     )
 
     private let context: FunctionContext

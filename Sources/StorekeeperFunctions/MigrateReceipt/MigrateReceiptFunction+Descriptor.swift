@@ -75,6 +75,7 @@ extension MigrateReceiptFunction {
             .declared(StorekeeperSettings.appAppleId), .declared(StorekeeperSettings.onlineChecks),
             .declared(RuntimeSettings.storeURL, "entitlements, links and the migration audit live there"),
             .declared(RuntimeSettings.adminToken, "your backend sends it over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
+            .declared(RuntimeSettings.tokens, "a token of scope admin vouches for userId and appAccountToken like the admin token"),
             .declared(StorekeeperSettings.migrateRate),
         ]
     )
