@@ -26,6 +26,7 @@ let functionNames = [
     "siwa-verify-token",
     "siwa-revoke",
     "siwa-notification",
+    "import-customers",
 ]
 
 let package = Package(

@@ -39,6 +39,8 @@ import OpenSSLCrypto
 /// | `user:<userId>:apple-token` | the refresh token, AES-256-GCM sealed with STOREKEEPER_DATA_KEY, and its client id | — | siwa-callback, siwa-native; deleted on revocation, consent-revoked, deletion |
 /// | `user:<userId>:apple-token-check` | "1": the refresh token was checked against Apple today | 24 h | refresh-token checks |
 /// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
+/// | `appstore:import:<sha256 of the input's lines>` | how far an `import-customers` run of that input came: the next line, counts (`CustomerImportCursor`); kept when finished, so a rerun asks Apple nothing | 7 days | import-customers |
+/// | `appstore:import:<sha256 of the input's lines>:line:<n>` | what the run found for line n (`CustomerImportLineResult`), for the report of a resumed run | 7 days | import-customers |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
 /// sessions and `siwa:sub:<sub>`; it keeps `user:<userId>:transactions`, the entitlements and
@@ -162,5 +164,14 @@ public enum StoreKeys {
 
     public static func accountDeletion(_ userId: String) -> String {
         "user:" + userId + ":deleted"
+    }
+
+    /// Where an `import-customers` run of one input stands (`run`: the digest of its lines).
+    public static func customerImport(run: String) -> String {
+        "appstore:import:" + run
+    }
+
+    public static func customerImportLine(run: String, line: Int) -> String {
+        "appstore:import:" + run + ":line:" + String(line)
     }
 }

@@ -50,7 +50,7 @@ extension MigrateReceiptFunction {
              "migration": {"performed": true, "fromStore": false, "outcome": {"appleRequests": n, "subscriptions": [
                {"originalTransactionId", "productId", "status" (active | grace | billing_retry | expired |
                 refunded | revoked | lifetime; absent: no entitlement), "statusBefore", "inReceipt",
-                "eventsApplied", "linkedToUser", "appAccountTokenSet", "failure" ("not_found" | "invalid_payload" | code)}]}}
+                "eventsApplied", "transactionsAdded", "linkedToUser", "appAccountTokenSet", "failure" ("not_found" | "invalid_payload" | code)}]}}
                ("fromStore": true: an anonymous rerun answered from the store, see above;
                 {"performed": false, "reason"} for an Xcode receipt),
              with legacyCheck "legacy": {"status", "statusName", "environment", "redirectedToSandbox",

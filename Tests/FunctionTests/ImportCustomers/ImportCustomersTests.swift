@@ -1,0 +1,183 @@
+import Foundation
+import Glibc
+import StorekeeperCore
+import Testing
+import TestSupport
+
+/// `import-customers` as an operator runs it: the built binary against the fake App Store,
+/// on a fresh store, with what a hosted service exports.
+@Suite("import-customers against the fake App Store", .serialized)
+struct ImportCustomersTests {
+    static let now = E2E.nowMilliseconds
+    static let day = AppleWorld.day
+
+    /// A subscription bought 40 days ago and renewed 10 days ago: two transactions at Apple.
+    static func renewed(_ id: String) -> [String: Any] {
+        AppleWorld.customer([
+            AppleWorld.period(id, purchase: now - 40 * day, expires: now - 10 * day),
+            AppleWorld.period(id, transactionId: "21" + id.dropFirst(2), purchase: now - 10 * day, expires: now + 20 * day),
+        ])
+    }
+
+    static func current(_ id: String) -> [String: Any] {
+        AppleWorld.customer([AppleWorld.period(id, purchase: now - 2 * day, expires: now + 28 * day)])
+    }
+
+    static func lines(_ run: AppleWorld.Run) -> [[String: Any]] { run.report["lines"] as? [[String: Any]] ?? [] }
+
+    /// The paths of the fake's requests, sandbox prefix removed.
+    static func paths(_ world: AppleWorld) throws -> [String] {
+        try world.fake.requests().compactMap { $0["path"] as? String }
+    }
+
+    @Test("each line's verdict: linked and backfilled, not found, invalid, another user's; a rerun asks Apple nothing")
+    func everyVerdictAndAnAnsweredRerun() throws {
+        let renewed = "2000000701", current = "2000000702", unknown = "2000000799"
+        let world = try AppleWorld(customers: [Self.renewed(renewed), Self.current(current)])
+        let request: [String: Any] = ["customers": [
+            ["userId": "rc-1", "originalTransactionId": renewed],
+            ["app_user_id": "rc-2", "original_transaction_id": current, "bundle_id": FakeAppStore.bundleId],
+            ["userId": "rc-3", "originalTransactionId": unknown],
+            ["userId": "", "originalTransactionId": current],
+            ["userId": "rc-4", "originalTransactionId": "GPA.1234"],
+            ["userId": "rc-5", "originalTransactionId": renewed],
+            ["userId": "rc-6", "originalTransactionId": current, "bundleId": "com.example.other"],
+            ["userId": "rc-7", "originalTransactionID": current],
+        ]]
+        let first = try world.run("import-customers", request)
+        #expect(first.exitCode == 0, "\(first)")
+        let lines = Self.lines(first)
+        #expect(lines.map { $0["result"] as? String } == [
+            "linked", "linked", "not_found", "invalid_line", "invalid_line", "already_linked_to_another_user", "invalid_line", "invalid_line",
+        ], "\(first)")
+        #expect(lines.map { $0["line"] as? Int } == Array(1...8))
+        #expect(lines[0]["transactionsBackfilled"] as? Int == 2, "the purchase and its renewal: \(lines[0])")
+        #expect(lines[1]["transactionsBackfilled"] as? Int == 1)
+        #expect(lines[0]["alreadyLinked"] as? Bool == false)
+        #expect((lines[0]["subscriptions"] as? [[String: Any]])?.first?["status"] as? String == "active")
+        #expect(lines[5]["transactionsBackfilled"] as? Int == 0, "the same answers again change nothing")
+        #expect((lines[3]["reason"] as? String)?.contains("user id") == true)
+        #expect((lines[4]["reason"] as? String)?.contains("decimal digits") == true)
+        #expect((lines[6]["reason"] as? String)?.contains("bundle id") == true)
+        #expect((lines[7]["reason"] as? String)?.contains("originalTransactionID") == true)
+        #expect(first.report["counts"] as? [String: Int] == [
+            "linked": 2, "not_found": 1, "invalid_line": 4, "already_linked_to_another_user": 1,
+        ])
+        #expect(first.report["done"] as? Int == 8)
+        // Invalid lines never reached Apple; every valid one asked for its history.
+        let asked = try Self.paths(world)
+        #expect(asked.contains("/inApps/v2/history/\(renewed)"))
+        #expect(asked.contains("/inApps/v2/history/\(unknown)"))
+        #expect(!asked.contains { $0.contains("GPA") })
+        #expect(first.report["appleRequests"] as? Int == asked.count, "\(asked)")
+
+        // What the users have now: the purchase, as an import fact; rc-5 has nothing.
+        let mine = try world.run("get-entitlements", ["userId": "rc-1"])
+        let entitlements = mine.json["entitlements"] as? [[String: Any]] ?? []
+        #expect(entitlements.map { $0["originalTransactionId"] as? String } == [renewed], "\(mine)")
+        #expect((entitlements.first?["lastEvent"] as? [String: Any])?["source"] as? String == "import")
+        #expect(mine.json["active"] as? Bool == true)
+        #expect((try world.run("get-entitlements", ["userId": "rc-5"]).json["entitlements"] as? [[String: Any]])?.isEmpty == true)
+
+        // The same input again: answered from the store, Apple not asked.
+        try world.fake.clearLog()
+        let again = try world.run("import-customers", request)
+        #expect(again.exitCode == 0, "\(again)")
+        #expect(try Self.paths(world).isEmpty)
+        #expect(Self.lines(again).map { $0["result"] as? String } == lines.map { $0["result"] as? String })
+        #expect(Self.lines(again).allSatisfy { $0["fromEarlierRun"] as? Bool == true })
+        #expect(again.report["appleRequests"] as? Int == 0)
+
+        // restart: asked again, nothing new to apply, the purchase already the user's.
+        let restarted = try world.run("import-customers", request.merging(["restart": true]) { $1 })
+        #expect(restarted.exitCode == 0, "\(restarted)")
+        #expect(Self.lines(restarted)[0]["alreadyLinked"] as? Bool == true)
+        #expect(Self.lines(restarted)[0]["result"] as? String == "linked")
+        #expect(restarted.report["transactionsBackfilled"] as? Int == 0, "\(restarted)")
+        #expect(try Self.paths(world).contains("/inApps/v2/history/\(renewed)"))
+    }
+
+    @Test("a RevenueCat CSV export: its column names, quotes, CRLF, extra columns, a short row")
+    func aRevenueCatExport() throws {
+        let first = "2000000801", second = "2000000802"
+        let world = try AppleWorld(customers: [Self.current(first), Self.current(second)])
+        let folder = try E2E.scratchFolder("import-csv")
+        let file = folder.appendingPathComponent("customers.csv")
+        let csv = "\u{FEFF}app_user_id,store,original_transaction_id,product_identifier\r\n"
+            + "\"$RCAnonymousID:8d1c\",app_store,\(first),com.example.pro.monthly\r\n"
+            + "\r\n"
+            + "\"user, with a comma\",app_store,\"\(second)\",\"com.example.\"\"quoted\"\"\"\r\n"
+            + "short-row,app_store\r\n"
+        try Data(csv.utf8).write(to: file)
+        let run = try world.run("import-customers", ["file": file.path])
+        #expect(run.exitCode == 0, "\(run)")
+        let lines = Self.lines(run)
+        #expect(lines.map { $0["result"] as? String } == ["linked", "linked", "invalid_line"], "\(run)")
+        #expect(lines.map { $0["line"] as? Int } == [2, 4, 5], "file rows, the header being row 1")
+        #expect(lines.map { $0["source"] as? String } == ["file", "file", "file"])
+        #expect(lines[1]["userId"] as? String == "user, with a comma")
+        #expect(try world.run("get-entitlements", ["userId": "$RCAnonymousID:8d1c"]).json["active"] as? Bool == true)
+
+        // A file without the columns it needs is refused whole, before anything is asked.
+        try Data("user,transaction\nu,1\n".utf8).write(to: file)
+        try world.fake.clearLog()
+        let refused = try world.run("import-customers", ["file": file.path])
+        #expect(refused.exitCode == 65, "\(refused)")
+        #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "invalid_request")
+        #expect(try Self.paths(world).isEmpty)
+    }
+
+    @Test("a run killed part-way: the rerun resumes at the line it was on and reports every line")
+    func aKilledRunResumes() throws {
+        let ids = (1...16).map { String(format: "20000009%02d", $0) }
+        let world = try AppleWorld(customers: ids.map(Self.current))
+        let request: [String: Any] = ["customers": ids.enumerated().map { ["userId": "u-\($0.offset + 1)", "originalTransactionId": $0.element] }]
+        let killed = try world.spawn("import-customers", request, extra: ["RECONCILE_REQUESTS_PER_SECOND": "4"])
+        let deadline = Date().addingTimeInterval(60)
+        while try Self.paths(world).count < 8, Date() < deadline, killed.process.poll() == nil {
+            usleep(20_000)
+        }
+        killed.process.send(SIGKILL)
+        #expect(killed.process.wait(seconds: 10) == .signaled(SIGKILL))
+        let historiesBefore = try Self.paths(world).filter { $0.hasPrefix("/inApps/v2/history/") }
+        #expect(historiesBefore.count >= 3 && historiesBefore.count < ids.count, "\(historiesBefore.count) lines begun before the kill")
+
+        let rerun = try world.run("import-customers", request, extra: ["RECONCILE_REQUESTS_PER_SECOND": "50"])
+        #expect(rerun.exitCode == 0, "\(rerun)")
+        let resumedAt = try #require(rerun.report["resumedAt"] as? Int, "\(rerun)")
+        // After the last line finished: the one in flight, if any, is done again.
+        #expect(resumedAt > 1 && resumedAt <= historiesBefore.count + 1, "resumed at line \(resumedAt)")
+        let lines = Self.lines(rerun)
+        #expect(lines.count == ids.count)
+        #expect(lines.allSatisfy { $0["result"] as? String == "linked" }, "\(rerun)")
+        #expect(lines.prefix(resumedAt - 1).allSatisfy { $0["fromEarlierRun"] as? Bool == true })
+        #expect(lines.dropFirst(resumedAt - 1).allSatisfy { $0["fromEarlierRun"] == nil })
+        // Each line's history was asked once, but the one in flight when the process died.
+        let histories = try Self.paths(world).filter { $0.hasPrefix("/inApps/v2/history/") }
+        #expect(Set(histories) == Set(ids.map { "/inApps/v2/history/\($0)" }))
+        #expect(histories.count <= ids.count + 1, "\(histories.count) history requests for \(ids.count) lines")
+        for (index, id) in ids.enumerated() {
+            let answer = try world.run("get-entitlements", ["userId": "u-\(index + 1)"])
+            #expect((answer.json["entitlements"] as? [[String: Any]])?.first?["originalTransactionId"] as? String == id)
+        }
+    }
+
+    @Test("Apple down: exit 75 and apple_unavailable at a line, the rerun goes on from it")
+    func appleDownStopsAtALine() throws {
+        let ids = (1...4).map { String(format: "20000006%02d", $0) }
+        let world = try AppleWorld(customers: ids.map(Self.current), extra: ["APPSTORE_API_TIMEOUT_SECONDS": "1"])
+        let request: [String: Any] = ["customers": ids.map { ["userId": "down-\($0)", "originalTransactionId": $0] }]
+        // The first line's history and statuses pass, then Apple fails for longer than a call's retries.
+        try world.fake.queueFaults([["kind": "pass"], ["kind": "pass"]] + Array(repeating: ["kind": "status", "status": 503], count: 60))
+        let down = try world.run("import-customers", request)
+        #expect(down.exitCode == 75, "\(down)")
+        #expect(down.report["stoppedBy"] as? String == "apple_unavailable")
+        #expect(Self.lines(down).map { $0["result"] as? String } == ["linked"], "\(down)")
+
+        try world.fake.clearFaults()
+        let again = try world.run("import-customers", request)
+        #expect(again.exitCode == 0, "\(again)")
+        #expect(again.report["resumedAt"] as? Int == 2)
+        #expect(Self.lines(again).map { $0["result"] as? String } == Array(repeating: "linked", count: 4))
+    }
+}
