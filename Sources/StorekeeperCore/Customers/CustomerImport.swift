@@ -60,12 +60,13 @@ public final class CustomerImport {
             earlier.fromEarlierRun = true
             report.add(earlier)
         }
+        var covered: [String: String] = [:]
         for index in cursor.next..<lines.count {
             if outOfTime() {
                 report.outOfTime = true
                 break
             }
-            guard let result = try importLine(lines[index], into: &report) else { break }
+            guard let result = try importLine(lines[index], covered: &covered, into: &report) else { break }
             try store.set(StoreKeys.customerImportLine(run: name, line: index), record: result, expiresIn: CustomerImportCursor.lifetime)
             cursor.next = index + 1
             try store.set(cursorKey, record: cursor, expiresIn: CustomerImportCursor.lifetime)
@@ -91,9 +92,17 @@ public final class CustomerImport {
 
     /// One line: checked, asked, applied, judged. Nil when the run must stop before it (out of
     /// time, Apple unavailable: the report says which), so the cursor stays on it.
-    private func importLine(_ line: CustomerImportLine, into report: inout CustomerImportReport) throws -> CustomerImportLineResult? {
+    ///
+    /// `covered`: the purchases earlier lines of this run brought in, with their user. Apple's
+    /// history is the customer's, so a line about one of them for the same user is answered
+    /// from the store (an export with a row per purchase asks Apple once per customer).
+    private func importLine(_ line: CustomerImportLine, covered: inout [String: String],
+                            into report: inout CustomerImportReport) throws -> CustomerImportLineResult? {
         if let invalid = line.invalidity(apps: apps) {
             return CustomerImportLineResult(line, result: .invalidLine, reason: invalid)
+        }
+        if covered[line.originalTransactionId] == line.userId, let known = try alreadyImported(line) {
+            return known
         }
         let wasLinked = try repository.originalTransactionIds(ofUser: line.userId).contains(line.originalTransactionId)
         let outcome: ReceiptMigrationOutcome
@@ -118,9 +127,25 @@ public final class CustomerImport {
             return CustomerImportLineResult(line, result: .rejected, code: error.code, reason: error.reason)
         }
         report.appleRequests += outcome.appleRequests
+        for subscription in outcome.subscriptions where subscription.failure == nil && subscription.linkedToUser == true {
+            covered[subscription.originalTransactionId] = line.userId
+        }
         let result = Self.judge(line, outcome, wasLinked: wasLinked)
         report.transactionsBackfilled += result.transactionsBackfilled
         return result
+    }
+
+    /// A purchase an earlier line imported for the same user, as the store has it now.
+    private func alreadyImported(_ line: CustomerImportLine) throws -> CustomerImportLineResult? {
+        guard let record = try repository.record(line.originalTransactionId) else { return nil }
+        let linked = try repository.originalTransactionIds(ofUser: line.userId).contains(line.originalTransactionId)
+        let entitlement = Entitlement(record, now: clock.now())
+        let subscription = CustomerImportLineResult.Subscription(
+            originalTransactionId: line.originalTransactionId, productId: entitlement.productId,
+            status: entitlement.status.rawValue, linkedToUser: linked, failure: nil)
+        return CustomerImportLineResult(line, result: linked ? .linked : .alreadyLinkedToAnotherUser, alreadyLinked: linked,
+                                        subscriptions: [subscription],
+                                        reason: "Apple's answers to an earlier line of this run covered it: not asked again")
     }
 
     /// The line's verdict from what the migrator did about its purchase.

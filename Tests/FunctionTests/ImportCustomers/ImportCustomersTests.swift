@@ -97,6 +97,30 @@ struct ImportCustomersTests {
         #expect(try Self.paths(world).contains("/inApps/v2/history/\(renewed)"))
     }
 
+    @Test("a customer's second purchase on a later line is answered from the first line's answers")
+    func oneQuestionPerCustomer() throws {
+        let monthly = "2000000751", yearly = "2000000752", other = "2000000753"
+        var second = AppleWorld.period(yearly, purchase: Self.now - 5 * Self.day, expires: Self.now + 360 * Self.day)
+        second["productId"] = "com.example.pro.yearly"
+        let world = try AppleWorld(customers: [
+            AppleWorld.customer([AppleWorld.period(monthly, purchase: Self.now - 3 * Self.day, expires: Self.now + 27 * Self.day), second]),
+            Self.current(other),
+        ])
+        let run = try world.run("import-customers", ["customers": [
+            ["userId": "multi", "originalTransactionId": monthly],
+            ["userId": "multi", "originalTransactionId": yearly],
+            ["userId": "someone-else", "originalTransactionId": other],
+        ]])
+        #expect(run.exitCode == 0, "\(run)")
+        let lines = Self.lines(run)
+        #expect(lines.map { $0["result"] as? String } == ["linked", "linked", "linked"], "\(run)")
+        #expect(lines[0]["transactionsBackfilled"] as? Int == 2, "the customer's whole history came with the first line")
+        #expect(lines[1]["alreadyLinked"] as? Bool == true)
+        #expect((lines[1]["subscriptions"] as? [[String: Any]])?.first?["productId"] as? String == "com.example.pro.yearly")
+        let histories = try Self.paths(world).filter { $0.hasPrefix("/inApps/v2/history/") }
+        #expect(histories == ["/inApps/v2/history/\(monthly)", "/inApps/v2/history/\(other)"], "\(histories)")
+    }
+
     @Test("a RevenueCat CSV export: its column names, quotes, CRLF, extra columns, a short row")
     func aRevenueCatExport() throws {
         let first = "2000000801", second = "2000000802"
