@@ -186,6 +186,28 @@ struct ImportCustomersTests {
         }
     }
 
+    @Test("out of time under the shared rate limit: exit 0, outOfTime, the rerun goes on")
+    func outOfTimeResumes() throws {
+        let ids = (1...6).map { String(format: "20000005%02d", $0) }
+        let world = try AppleWorld(customers: ids.map(Self.current))
+        let request: [String: Any] = ["customers": ids.map { ["userId": "slow-\($0)", "originalTransactionId": $0] }, "budgetSeconds": 1.5]
+        // One request a second, two a line: the budget ends a line or two in, refusing to wait past it.
+        let short = try world.run("import-customers", request, extra: ["RECONCILE_REQUESTS_PER_SECOND": "1"])
+        #expect(short.exitCode == 0, "\(short)")
+        #expect(short.report["outOfTime"] as? Bool == true)
+        let done = try #require(short.report["done"] as? Int)
+        #expect(done >= 1 && done < ids.count, "\(short)")
+
+        let rest = try world.run("import-customers", request.merging(["budgetSeconds": 60]) { $1 },
+                                 extra: ["RECONCILE_REQUESTS_PER_SECOND": "50"])
+        #expect(rest.exitCode == 0, "\(rest)")
+        // The run is named by its lines, not by the budget: the same run, resumed.
+        #expect(rest.report["resumedAt"] as? Int == done + 1, "\(rest)")
+        #expect(rest.report["outOfTime"] as? Bool == false)
+        #expect(Self.lines(rest).map { $0["result"] as? String } == Array(repeating: "linked", count: ids.count), "\(rest)")
+        #expect(Self.lines(rest).prefix(done).allSatisfy { $0["fromEarlierRun"] as? Bool == true }, "\(rest)")
+    }
+
     @Test("Apple down: exit 75 and apple_unavailable at a line, the rerun goes on from it")
     func appleDownStopsAtALine() throws {
         let ids = (1...4).map { String(format: "20000006%02d", $0) }
