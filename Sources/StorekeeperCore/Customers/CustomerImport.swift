@@ -60,7 +60,7 @@ public final class CustomerImport {
             earlier.fromEarlierRun = true
             report.add(earlier)
         }
-        var covered: [String: String] = [:]
+        var covered: [SubscriptionRef: String] = [:]
         for index in cursor.next..<lines.count {
             if outOfTime() {
                 report.outOfTime = true
@@ -96,19 +96,23 @@ public final class CustomerImport {
     /// `covered`: the purchases earlier lines of this run brought in, with their user. Apple's
     /// history is the customer's, so a line about one of them for the same user is answered
     /// from the store (an export with a row per purchase asks Apple once per customer).
-    private func importLine(_ line: CustomerImportLine, covered: inout [String: String],
+    private func importLine(_ line: CustomerImportLine, covered: inout [SubscriptionRef: String],
                             into report: inout CustomerImportReport) throws -> CustomerImportLineResult? {
         if let invalid = line.invalidity(apps: apps) {
             return CustomerImportLineResult(line, result: .invalidLine, reason: invalid)
         }
-        if covered[line.originalTransactionId] == line.userId, let known = try alreadyImported(line) {
+        guard let bundleId = line.app(among: apps) else {
+            return CustomerImportLineResult(line, result: .invalidLine, reason: "the line names no app")
+        }
+        let subscription = SubscriptionRef(bundleId: bundleId, originalTransactionId: line.originalTransactionId)
+        if covered[subscription] == line.userId, let known = try alreadyImported(line, subscription) {
             return known
         }
-        let wasLinked = try repository.originalTransactionIds(ofUser: line.userId).contains(line.originalTransactionId)
+        let wasLinked = try repository.subscriptions(ofUser: line.userId).contains(subscription)
         let outcome: ReceiptMigrationOutcome
         do {
-            outcome = try migrator.migrate(originalTransactionIds: [line.originalTransactionId], environment: environment,
-                                           account: ReceiptMigrationAccount(userId: line.userId))
+            outcome = try migrator.migrate(originalTransactionIds: [line.originalTransactionId], bundleId: bundleId,
+                                           environment: environment, account: ReceiptMigrationAccount(userId: line.userId))
         } catch let error as AppStoreAPIError {
             switch error.code {
             case AppStoreAPIError.OwnCode.rateLimitWaitPastBudget.rawValue:
@@ -128,7 +132,7 @@ public final class CustomerImport {
         }
         report.appleRequests += outcome.appleRequests
         for subscription in outcome.subscriptions where subscription.failure == nil && subscription.linkedToUser == true {
-            covered[subscription.originalTransactionId] = line.userId
+            covered[SubscriptionRef(bundleId: bundleId, originalTransactionId: subscription.originalTransactionId)] = line.userId
         }
         let result = Self.judge(line, outcome, wasLinked: wasLinked)
         report.transactionsBackfilled += result.transactionsBackfilled
@@ -136,15 +140,15 @@ public final class CustomerImport {
     }
 
     /// A purchase an earlier line imported for the same user, as the store has it now.
-    private func alreadyImported(_ line: CustomerImportLine) throws -> CustomerImportLineResult? {
-        guard let record = try repository.record(line.originalTransactionId) else { return nil }
-        let linked = try repository.originalTransactionIds(ofUser: line.userId).contains(line.originalTransactionId)
+    private func alreadyImported(_ line: CustomerImportLine, _ subscription: SubscriptionRef) throws -> CustomerImportLineResult? {
+        guard let record = try repository.record(subscription) else { return nil }
+        let linked = try repository.subscriptions(ofUser: line.userId).contains(subscription)
         let entitlement = Entitlement(record, now: clock.now())
-        let subscription = CustomerImportLineResult.Subscription(
+        let answer = CustomerImportLineResult.Subscription(
             originalTransactionId: line.originalTransactionId, productId: entitlement.productId,
             status: entitlement.status.rawValue, linkedToUser: linked, failure: nil)
         return CustomerImportLineResult(line, result: linked ? .linked : .alreadyLinkedToAnotherUser, alreadyLinked: linked,
-                                        subscriptions: [subscription],
+                                        subscriptions: [answer],
                                         reason: "Apple's answers to an earlier line of this run covered it: not asked again")
     }
 

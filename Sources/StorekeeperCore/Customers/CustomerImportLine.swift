@@ -46,7 +46,13 @@ public struct CustomerImportLine: Sendable, Equatable {
             return "the original transaction id is not one of Apple's (decimal digits)"
         }
         if let bundleId, !apps.contains(bundleId) { return "the bundle id is not an app of this deployment" }
+        if app(among: apps) == nil { return "the line names no bundle id, and this deployment serves several apps" }
         return nil
+    }
+
+    /// The app the line is about: its own bundle id, or the deployment's only app.
+    public func app(among apps: Set<String>) -> String? {
+        bundleId ?? (apps.count == 1 ? apps.first : nil)
     }
 
     /// What identifies the input of a run: a rerun of the same lines resumes it.

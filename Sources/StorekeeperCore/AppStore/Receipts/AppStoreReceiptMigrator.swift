@@ -54,6 +54,12 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
         /// Whether a production "not found" is asked of the sandbox.
         let fallback: Bool
         let account: ReceiptMigrationAccount
+        /// The receipt's app: every subscription it finds is that app's.
+        let bundleId: String
+
+        func subscription(_ originalTransactionId: String) -> SubscriptionRef {
+            SubscriptionRef(bundleId: bundleId, originalTransactionId: originalTransactionId)
+        }
     }
 
     /// Throws `AppStoreAPIError` when Apple cannot answer (retryable: rerun) or refuses the
@@ -61,15 +67,17 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     /// `onRejected`) is noted as its id's `failure` and the run goes on: a rerun would stop at
     /// the same answer.
     public func migrate(_ receipt: AppReceipt, environment: String, account: ReceiptMigrationAccount) throws -> ReceiptMigrationOutcome {
-        try migrate(originalTransactionIds: receipt.originalTransactionIds, environment: environment, account: account)
+        try migrate(originalTransactionIds: receipt.originalTransactionIds, bundleId: receipt.bundleId,
+                    environment: environment, account: account)
     }
 
-    /// The same for original transaction ids from elsewhere (import-customers' lines).
-    public func migrate(originalTransactionIds: [String], environment: String,
+    /// The same for original transaction ids of `bundleId` from elsewhere (import-customers' lines).
+    public func migrate(originalTransactionIds: [String], bundleId: String, environment: String,
                         account: ReceiptMigrationAccount) throws -> ReceiptMigrationOutcome {
         let apiEnvironment: AppStoreAPIEnvironment = environment == "Sandbox" ? .sandbox : .production
         let run = Run(now: clock.now(), environment: apiEnvironment,
-                      fallback: apiEnvironment == .production && sandboxFallback, account: account)
+                      fallback: apiEnvironment == .production && sandboxFallback, account: account,
+                      bundleId: bundleId)
         var progress = ReceiptMigrationProgress()
         for id in originalTransactionIds {
             try follow(id, run, &progress)
@@ -83,7 +91,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
 
     private func follow(_ id: String, _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
         guard !progress.knows(id) else { return }
-        let stored = try repository.record(id)
+        let stored = try repository.record(run.subscription(id))
         progress.follow(id, statusBefore: stored.map { Entitlement($0, now: run.now).status },
                         transactionsBefore: stored?.transactions.count ?? 0)
     }
@@ -177,11 +185,11 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     private func outcome(_ progress: ReceiptMigrationProgress, receiptIds: [String], _ run: Run) throws -> ReceiptMigrationOutcome {
         let subscriptions = try progress.ids.map { id -> ReceiptMigrationOutcome.Subscription in
             let state = progress.subjects[id] ?? ReceiptMigrationProgress.Subject()
-            let record = try repository.record(id)
+            let record = try repository.record(run.subscription(id))
             let entitlement = record.map { Entitlement($0, now: run.now) }
             var linked: Bool?
             if let userId = run.account.userId, entitlement != nil {
-                linked = try repository.originalTransactionIds(ofUser: userId).contains(id)
+                linked = try repository.subscriptions(ofUser: userId).contains(run.subscription(id))
             }
             return ReceiptMigrationOutcome.Subscription(
                 originalTransactionId: id, productId: entitlement?.productId, status: entitlement?.status.rawValue,
