@@ -60,7 +60,7 @@ public final class AppStoreAPIFunction: TypedFunction {
         if decode && verifier == nil {
             throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set: \"decode\" needs the trusted roots to verify signed fields")
         }
-        let fallback = request.sandboxFallback ?? settings.acceptedEnvironments.contains(.sandbox)
+        let fallback = try request.sandboxFallback ?? settings.sandboxFallback()
         let call = try AppStoreAPICall(spec: spec, identifiers: parameters.identifiers, query: parameters.query, body: parameters.body)
 
         let pages: Pages
