@@ -95,6 +95,9 @@ struct AppStoreAPISettings {
         sandboxFallback(for: try catalog.app(requested: bundleId))
     }
 
+    /// How a function that calls Apple for one app documents its `bundleId` field.
+    static let bundleIdHelp = "bundleId: the app to ask about (one of the catalog's; the token's bid); required when the catalog has several apps"
+
     /// The environment named in a request ("Production" when absent).
     static func environment(_ name: String?) throws -> AppStoreAPIEnvironment {
         guard let name else { return .production }
