@@ -1,3 +1,4 @@
+import Foundation
 import StorekeeperCore
 import Testing
 
@@ -160,5 +161,22 @@ struct CatalogParsingTests {
     @Test func fieldPathsQuoteNamesThatNeedIt() {
         expectMistake(#"{"apps": [{"bundleId": "com.a", "appAppleId": 1}], "products": {"a\"b": {"type": "X"}}}"#,
                       .unknownProductType, at: #"products["a\"b"].type"#)
+    }
+}
+
+@Suite("Catalog file: the example in infra/")
+struct CatalogExampleTests {
+    static let path: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("infra/catalog/catalog.example.json").path
+
+    @Test func theExampleIsACompleteCatalog() throws {
+        let bytes = try #require(FileManager.default.contents(atPath: Self.path), "infra/catalog/catalog.example.json is missing")
+        let catalog = try Catalog.parse(Array(bytes))
+        #expect(catalog.apps.count == 2)
+        #expect(Set(catalog.apps.map(\.sandboxGrants)) == [true, false])
+        #expect(Set(catalog.apps.map(\.transfer)) == Set(TransferPolicy.allCases))
+        #expect(Set(catalog.products.values.compactMap(\.type)) == Set(ProductType.allCases))
+        #expect(catalog.products.values.contains { $0.type == nil }, "a product of the type Apple signs")
+        #expect(catalog.products.values.contains { $0.durationDays != nil })
     }
 }
