@@ -17,12 +17,14 @@ struct ReceiptSettings {
         .declared(RuntimeSettings.caBundle),
     ]
 
+    let catalog: Catalog
+    /// Receipts of any of the catalog's apps.
     let verifier: ReceiptVerifier
     let sharedSecret: String?
     let endpoints: VerifyReceiptClient.Endpoints
 
     init(environment: EnvironmentVariables) throws {
-        let catalog = try StorekeeperSettings.catalog(in: environment)
+        catalog = try StorekeeperSettings.catalog(in: environment)
         let rootPaths = try environment.required(StorekeeperSettings.receiptRootCertificates)
         let roots = TrustAnchors {
             let certificates = try rootPaths.flatMap { try Certificate.load(path: $0) }
@@ -34,5 +36,13 @@ struct ReceiptSettings {
         verifier = ReceiptVerifier(configuration: .init(trustAnchors: roots, apps: catalog.apps))
         sharedSecret = try environment.value(StorekeeperSettings.sharedSecret)
         endpoints = try environment.value(StorekeeperSettings.verifyReceiptURL).map { .under($0) } ?? .apple
+    }
+
+    /// Receipts of the app a request names (that app's environments; another app's receipt is
+    /// INVALID_APP_IDENTIFIER), or of any of the catalog's apps.
+    func verifier(for bundleId: String?) throws -> ReceiptVerifier {
+        guard let bundleId else { return verifier }
+        let app = try catalog.app(requested: bundleId)
+        return ReceiptVerifier(configuration: .init(trustAnchors: verifier.configuration.trustAnchors, apps: [app]))
     }
 }

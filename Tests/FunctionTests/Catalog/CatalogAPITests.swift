@@ -107,3 +107,41 @@ struct CatalogAPITests {
         #expect(!requests.isEmpty && requests.allSatisfy { $0["auth"] as? String == "ok" }, "\(requests)")
     }
 }
+
+/// migrate-receipt with several apps: a receipt names its app, which must be one of the
+/// catalog's; a request may insist on one.
+@Suite("Catalog: legacy receipts of several apps")
+struct CatalogReceiptTests {
+    static func dryRun(_ fields: [String: Any]) throws -> (json: [String: Any], exitCode: Int32) {
+        let catalog = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-receipts-\(UUID().uuidString).json")
+        try Data("""
+            {"apps": [{"bundleId": "com.example.storekeeper", "appAppleId": 1234567890},
+                      {"bundleId": "com.example.second", "appAppleId": 2222222222}]}
+            """.utf8).write(to: catalog)
+        defer { try? FileManager.default.removeItem(at: catalog) }
+        let receipt = try String(contentsOf: FunctionBinary.repositoryRoot.appendingPathComponent("Tests/Fixtures/receipts/receipt-single.b64"),
+                                 encoding: .utf8)
+        var request: [String: Any] = ["receiptData": receipt, "dryRun": true]
+        request.merge(fields) { $1 }
+        let result = try FunctionBinary(name: "migrate-receipt").run(stdin: JSONSerialization.data(withJSONObject: request), environment: [
+            "APPSTORE_RECEIPT_ROOT_CERTS": "Tests/Fixtures/receipts/pki/receipt-root.pem", "STOREKEEPER_CATALOG": catalog.path,
+            "STORE_URL": "sqlite:" + FileManager.default.temporaryDirectory.appendingPathComponent("receipts-\(UUID().uuidString).db").path,
+        ])
+        return ((try? JSONSerialization.jsonObject(with: result.stdout)) as? [String: Any] ?? [:], result.exitCode)
+    }
+
+    @Test func aReceiptOfAnyCatalogAppIsTakenUnlessTheRequestNamesAnother() throws {
+        let any = try Self.dryRun([:])
+        #expect(any.json["verified"] as? Bool == true, "\(any.json)")
+        let named = try Self.dryRun(["bundleId": "com.example.storekeeper"])
+        #expect(named.json["verified"] as? Bool == true, "\(named.json)")
+
+        let other = try Self.dryRun(["bundleId": "com.example.second"])
+        #expect(other.json["verified"] as? Bool == false)
+        #expect((other.json["error"] as? [String: Any])?["code"] as? String == "INVALID_APP_IDENTIFIER", "\(other.json)")
+
+        let unknown = try Self.dryRun(["bundleId": "com.example.third"])
+        #expect(unknown.exitCode == 65)
+        #expect((unknown.json["error"] as? [String: Any])?["code"] as? String == "invalid_request", "\(unknown.json)")
+    }
+}
