@@ -15,7 +15,9 @@ import OpenSSLCrypto
 public final class CustomerImport {
     private let store: any KeyValueStore
     private let repository: EntitlementRepository
-    private let migrator: AppStoreReceiptMigrator
+    private let makeMigrator: (_ bundleId: String) throws -> AppStoreReceiptMigrator
+    /// One per app, made when a line first needs it: each app's tokens carry its `bid`.
+    private var migrators: [String: AppStoreReceiptMigrator] = [:]
     private let clock: any TimeSource
     private let apps: Set<String>
     /// Where Apple is asked first: "Production" (the migrator falls back to the sandbox when
@@ -25,16 +27,24 @@ public final class CustomerImport {
     /// Called after each line with (done, total), for a progress line on a terminal.
     public var progress: ((Int, Int) -> Void)?
 
-    /// `apps`: the deployment's bundle ids, which a line's `bundleId` must name.
-    public init(store: any KeyValueStore, migrator: AppStoreReceiptMigrator, clock: any TimeSource, apps: Set<String>,
-                environment: String = "Production") {
+    /// `apps`: the deployment's bundle ids, which a line's `bundleId` must name; `migrator`
+    /// makes the migrator that asks Apple about one of them.
+    public init(store: any KeyValueStore, clock: any TimeSource, apps: Set<String>, environment: String = "Production",
+                migrator: @escaping (_ bundleId: String) throws -> AppStoreReceiptMigrator) {
         self.store = store
         self.repository = EntitlementRepository(store: store)
-        self.migrator = migrator
+        self.makeMigrator = migrator
         self.clock = clock
         self.apps = apps
         self.environment = environment
-        migrator.factOrigin = { .import(step: $0, originalTransactionId: $1) }
+    }
+
+    private func migrator(for bundleId: String) throws -> AppStoreReceiptMigrator {
+        if let made = migrators[bundleId] { return made }
+        let made = try makeMigrator(bundleId)
+        made.factOrigin = { .import(step: $0, originalTransactionId: $1) }
+        migrators[bundleId] = made
+        return made
     }
 
     /// The name of a run: the digest of its lines, so the same input resumes the same run.
@@ -111,7 +121,7 @@ public final class CustomerImport {
         let wasLinked = try repository.subscriptions(ofUser: line.userId).contains(subscription)
         let outcome: ReceiptMigrationOutcome
         do {
-            outcome = try migrator.migrate(originalTransactionIds: [line.originalTransactionId], bundleId: bundleId,
+            outcome = try migrator(for: bundleId).migrate(originalTransactionIds: [line.originalTransactionId], bundleId: bundleId,
                                            environment: environment, account: ReceiptMigrationAccount(userId: line.userId))
         } catch let error as AppStoreAPIError {
             switch error.code {

@@ -32,7 +32,8 @@ public final class ImportCustomersFunction: TypedFunction {
              "budgetSeconds": 1800, "restart": false}
               customers and/or file (customers first). Names also as RevenueCat exports them:
               app_user_id, original_transaction_id, bundle_id. The file is CSV with a header row
-              naming the columns (any order, other columns ignored). The same input resumes
+              naming the columns (any order, other columns ignored). A line's bundleId is one
+              of the catalog's apps (required when it has several). The same input resumes
               the run that stopped (killed, out of time, Apple down) at the line it was on;
               a finished input is answered from the store for 7 days, unless restart.
             """,
@@ -55,14 +56,12 @@ public final class ImportCustomersFunction: TypedFunction {
     private let context: FunctionContext
     private let requestsPerSecond: Double
     private let defaultBudget: Double
-    private let apps: Set<String>
 
     public init(context: FunctionContext) throws {
         run = try ResumableRun(environment: context.environment, rootsRequiredBecause: "Apple's answers are verified before they are applied")
         self.context = context
         requestsPerSecond = try context.environment.required(StorekeeperSettings.reconcileRate)
         defaultBudget = try context.environment.required(StorekeeperSettings.importBudget)
-        apps = [try context.environment.required(StorekeeperSettings.bundleId)]
     }
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
@@ -72,13 +71,19 @@ public final class ImportCustomersFunction: TypedFunction {
         let store = try context.adapters.store()
         let gate = SharedRateLimitGate(
             limiter: SharedRateLimiter(store: store, requestsPerSecond: requestsPerSecond), time: time, deadline: deadline, log: context.log)
-        let migrator = AppStoreReceiptMigrator(
-            client: try run.settings.makeClient(context: context, gate: gate),
-            verifier: run.verification.makeVerifier(adapters: context.adapters, log: context.log),
-            store: store, clock: time, sandboxFallback: run.settings.sandboxFallback)
-        let log = context.log
-        migrator.onRejected = { id, code in log.warning("import_answer_rejected", ["originalTransactionId": id, "code": code]) }
-        let importer = CustomerImport(store: store, migrator: migrator, clock: time, apps: apps)
+        let settings = run.settings
+        let verifier = run.verification.makeVerifier(adapters: context.adapters, log: context.log)
+        let context = context
+        let importer = CustomerImport(store: store, clock: time, apps: Set(settings.catalog.apps.map(\.bundleId))) { bundleId in
+            let app = try settings.catalog.app(requested: bundleId)
+            let migrator = AppStoreReceiptMigrator(
+                client: try settings.makeClient(context: context, app: app, gate: gate), verifier: verifier,
+                store: store, clock: time, sandboxFallback: settings.sandboxFallback(for: app))
+            migrator.onRejected = { id, code in
+                context.log.warning("import_answer_rejected", ["bundleId": bundleId, "originalTransactionId": id, "code": code])
+            }
+            return migrator
+        }
         let progress = TerminalProgress(label: "import-customers", time: time)
         importer.progress = { progress.update(done: $0, total: $1) }
 

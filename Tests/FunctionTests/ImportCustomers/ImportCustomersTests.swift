@@ -121,6 +121,32 @@ struct ImportCustomersTests {
         #expect(histories == ["/inApps/v2/history/\(monthly)", "/inApps/v2/history/\(other)"], "\(histories)")
     }
 
+    @Test("two apps in one deployment: a line names its app, whose bid its questions carry")
+    func twoApps() throws {
+        let second = "com.example.second", id = "2000000761"
+        let world = try AppleWorld(customers: [Self.current(id)], bundleId: second)
+        let catalog = FileManager.default.temporaryDirectory.appendingPathComponent("import-catalog-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: catalog) }
+        try Data("""
+            {"apps": [{"bundleId": "\(FakeAppStore.bundleId)", "appAppleId": 1111111111, "environments": ["Production"]},
+                      {"bundleId": "\(second)", "appAppleId": \(FakeAppStore.appAppleId), "environments": ["Production"]}],
+             "entitlements": {"pro": {}},
+             "products": {"\(AppleWorld.productId)": {"bundleId": "\(second)", "entitlements": ["pro"]}}}
+            """.utf8).write(to: catalog)
+        let environment = ["STOREKEEPER_CATALOG": catalog.path, "APPSTORE_BUNDLE_ID": "", "APPSTORE_APP_APPLE_ID": "", "APPSTORE_ENVIRONMENT": ""]
+        let run = try world.run("import-customers", ["customers": [
+            ["userId": "two-1", "originalTransactionId": id, "bundleId": second],
+            ["userId": "two-2", "originalTransactionId": id],
+        ]], extra: environment)
+        #expect(run.exitCode == 0, "\(run)")
+        let lines = Self.lines(run)
+        #expect(lines.map { $0["result"] as? String } == ["linked", "invalid_line"], "\(run)")
+        #expect((lines[1]["reason"] as? String)?.contains("several apps") == true)
+        #expect(try world.fake.requests().allSatisfy { $0["auth"] as? String == "ok" }, "every token carried the second app's bid")
+        let mine = try world.run("get-entitlements", ["userId": "two-1"], extra: environment)
+        #expect((mine.json["entitlements"] as? [[String: Any]])?.first?["originalTransactionId"] as? String == id, "\(mine)")
+    }
+
     @Test("a RevenueCat CSV export: its column names, quotes, CRLF, extra columns, a short row")
     func aRevenueCatExport() throws {
         let first = "2000000801", second = "2000000802"
