@@ -118,6 +118,12 @@ public final class CustomerImport {
         if covered[subscription] == line.userId, let known = try alreadyImported(line, subscription) {
             return known
         }
+        // Storekeeper's own owner is newer than the export: the line's purchase is left to them
+        // whatever the transfer policy, and Apple is not asked.
+        if let owner = try repository.owner(of: subscription), owner != line.userId {
+            return CustomerImportLineResult(line, result: .alreadyLinkedToAnotherUser, alreadyLinked: false,
+                                            reason: "another user owns the purchase; an import never moves one")
+        }
         let wasLinked = try repository.subscriptions(ofUser: line.userId).contains(subscription)
         let outcome: ReceiptMigrationOutcome
         do {
