@@ -30,10 +30,12 @@ struct ImportCustomersTests {
         try world.fake.requests().compactMap { $0["path"] as? String }
     }
 
-    @Test("each line's verdict: linked and backfilled, not found, invalid, another user's; a rerun asks Apple nothing")
-    func everyVerdictAndAnAnsweredRerun() throws {
+    @Test("each line's verdict: linked and backfilled, not found, invalid, another user's; a rerun asks Apple nothing",
+          arguments: Backend.allCases)
+    func everyVerdictAndAnAnsweredRerun(_ backend: Backend) throws {
+        guard backend == .sqlite || AppleWorld.redisAvailable else { return }
         let renewed = "2000000701", current = "2000000702", unknown = "2000000799"
-        let world = try AppleWorld(customers: [Self.renewed(renewed), Self.current(current)])
+        let world = try AppleWorld(backend, customers: [Self.renewed(renewed), Self.current(current)])
         let request: [String: Any] = ["customers": [
             ["userId": "rc-1", "originalTransactionId": renewed],
             ["app_user_id": "rc-2", "original_transaction_id": current, "bundle_id": FakeAppStore.bundleId],
