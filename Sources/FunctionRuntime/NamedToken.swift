@@ -42,10 +42,11 @@ public struct NamedToken: Sendable {
             throw SettingProblem("entry \(position): the name must be 1 to \(maximumNameLength) of A-Z a-z 0-9 . _ -")
         }
         guard let scope = AccessScope(rawValue: String(parts[1])) else {
-            throw SettingProblem("entry \(position) (\(name)): the scope must be read, support or admin")
+            // The entry is named by position only: a misordered entry may have its token first.
+            throw SettingProblem("entry \(position): the scope must be read, support or admin")
         }
         guard parts[2].utf8.count >= minimumLength else {
-            throw SettingProblem("entry \(position) (\(name)): the token must be at least \(minimumLength) characters")
+            throw SettingProblem("entry \(position): the token must be at least \(minimumLength) characters")
         }
         return NamedToken(name: name, scope: scope, token: String(parts[2]))
     }

@@ -129,6 +129,7 @@ struct NamedTokenTests {
         "dash:read", "dash:reader:\(reader)", "da sh:read:\(reader)", ":read:\(reader)", "dash:read:short",
         "dash:read:\(reader),", "a:read:\(reader),a:read:\(helper),a:read:\(helperNext)",
         "a:read:\(reader),a:admin:\(helper)", "a:read:\(reader),b:read:\(reader)", "admin:read:\(reader)",
+        "\(reader):desk:read", "\(reader):read:short",
     ])
     func aBadListIsAConfigurationErrorThatRepeatsNoToken(_ list: String) throws {
         let outcome = try Self.call(ReadWhoAmI.self, bearer: Self.reader,
