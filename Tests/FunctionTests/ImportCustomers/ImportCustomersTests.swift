@@ -238,6 +238,26 @@ struct ImportCustomersTests {
         #expect(Self.lines(rest).prefix(done).allSatisfy { $0["fromEarlierRun"] as? Bool == true }, "\(rest)")
     }
 
+    @Test("an answer that fails verification is a rejected line, linked to nobody; a refused API key is exit 78")
+    func unverifiableAnswersAndARefusedKey() throws {
+        let id = "2000000401"
+        let world = try AppleWorld(customers: [Self.current(id)])
+        let request: [String: Any] = ["customers": [["userId": "v-1", "originalTransactionId": id]]]
+        let otherRoot = E2E.pki.appendingPathComponent("other-root.pem").path
+        let run = try world.run("import-customers", request, extra: ["APPSTORE_ROOT_CERTS": otherRoot])
+        #expect(run.exitCode == 0, "\(run)")
+        let line = try #require(Self.lines(run).first)
+        #expect(line["result"] as? String == "rejected", "\(run)")
+        #expect(line["code"] as? String == "INVALID_CERTIFICATE")
+        #expect((try world.run("get-entitlements", ["userId": "v-1"]).json["entitlements"] as? [[String: Any]])?.isEmpty == true)
+        #expect(run.stderr.contains("import_answer_rejected"))
+
+        let refused = try world.run("import-customers", request.merging(["restart": true]) { $1 },
+                                    extra: ["APPSTORE_KEY_ID": "WRONGKEY99"])
+        #expect(refused.exitCode == 78, "\(refused)")
+        #expect(refused.stdout.contains("APPSTORE_KEY_ID"))
+    }
+
     @Test("Apple down: exit 75 and apple_unavailable at a line, the rerun goes on from it")
     func appleDownStopsAtALine() throws {
         let ids = (1...4).map { String(format: "20000006%02d", $0) }
