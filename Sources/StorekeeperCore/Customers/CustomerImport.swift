@@ -127,8 +127,9 @@ public final class CustomerImport {
         let wasLinked = try repository.subscriptions(ofUser: line.userId).contains(subscription)
         let outcome: ReceiptMigrationOutcome
         do {
-            outcome = try migrator(for: bundleId).migrate(originalTransactionIds: [line.originalTransactionId], bundleId: bundleId,
-                                           environment: environment, account: ReceiptMigrationAccount(userId: line.userId))
+            outcome = try migrator(for: bundleId).migrate(
+                originalTransactionIds: [line.originalTransactionId], bundleId: bundleId, environment: environment,
+                account: ReceiptMigrationAccount(userId: line.userId))
         } catch let error as AppStoreAPIError {
             switch error.code {
             case AppStoreAPIError.OwnCode.rateLimitWaitPastBudget.rawValue:
