@@ -53,10 +53,16 @@ func linked(_ library: String) -> [LinkerSetting] {
 /// - `--no-export-dynamic`, after the static Swift runtime's `-export-dynamic`: our 7,000
 ///   public Swift symbols stay out of the dynamic symbol table, which the runtime's dladdr
 ///   walked at every start (220k instructions). Nothing loads against them.
+/// - `--symbol-ordering-file`: the functions a request-path process runs (bench/startup.order,
+///   made by bench/make-order.sh) side by side, so the pages it touches are few and the
+///   kernel's fault-around maps little else: 15 to 10.5 MiB of verify-signed-data's peak
+///   memory. Names the code no longer has are skipped (a stale list costs memory only).
 /// - `-s`: no symbol table or debug sections in what is deployed (a third of the size).
 let releaseExecutableFlags: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "--exclude-libs", "-Xlinker", "ALL", "-Xlinker", "--no-export-dynamic",
-                  "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "-s"], .when(configuration: .release)),
+                  "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                  "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/bench/startup.order",
+                  "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-s"], .when(configuration: .release)),
 ]
 
 let package = Package(
