@@ -110,4 +110,32 @@ struct CatalogDeploymentTests {
         let granted = try deployment.entitlements(["originalTransactionId": "7600000002"])
         #expect(granted.object["active"] as? Bool == true, "\(granted.object)")
     }
+
+    @Test func anIngestedSandboxPurchaseAnswersAsItsAppGrants() throws {
+        let deployment = try Deployment()
+        defer { try? FileManager.default.removeItem(at: deployment.folder) }
+        let now = E2E.nowMilliseconds
+        func ingest(_ bundleId: String, product: String, id: String) throws -> AppleDataTests.Answer {
+            var transaction = AppleDataTests.transaction(id, signedDate: now)
+            transaction["bundleId"] = bundleId
+            transaction["productId"] = product
+            return try AppleDataTests.run("ingest-transaction", [
+                "jwsRepresentation": try AppleDataTests.sign("transaction", transaction), "userId": "u-catalog",
+            ], environment: deployment.environment)
+        }
+        let second = try ingest(Self.second, product: "com.example.second.monthly", id: "7600000003")
+        #expect(second.exitCode == 0, "\(second.result.stdoutText) \(second.result.stderrText)")
+        let listed = try #require((second.object["entitlements"] as? [[String: Any]])?.first)
+        #expect(listed["bundleId"] as? String == Self.second && listed["environment"] as? String == "Sandbox")
+        #expect(listed["status"] as? String == "active" && listed["active"] as? Bool == false)
+        #expect(second.object["active"] as? Bool == false)
+
+        // The same user's purchase in the app whose sandbox purchases grant.
+        let first = try ingest(Self.first, product: "com.example.pro.monthly", id: "7600000003")
+        #expect(first.object["active"] as? Bool == true, "\(first.object)")
+        let user = try deployment.entitlements(["userId": "u-catalog"])
+        let byApp = (user.object["entitlements"] as? [[String: Any]] ?? []).map { ($0["bundleId"] as? String ?? "", $0["active"] as? Bool) }
+        #expect(byApp.sorted { $0.0 < $1.0 }.map(\.0) == [Self.first, Self.second].sorted(), "\(user.object)")
+        #expect(Dictionary(uniqueKeysWithValues: byApp) == [Self.first: true, Self.second: false])
+    }
 }
