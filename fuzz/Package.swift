@@ -6,7 +6,7 @@ import PackageDescription
 
 /// Each is an executable `fuzz-<name>` with its entry point in Sources/<name>/; the logic is
 /// `FuzzTarget` in Sources/FuzzEntries, which `swift test` also runs on the committed inputs.
-let fuzzTargets = ["jws-verify", "front-doors", "cgi", "verify-signed-data", "receipt-reader", "identity-token", "ocsp-response"]
+let fuzzTargets = ["jws-verify", "front-doors", "cgi", "verify-signed-data", "receipt-reader", "identity-token", "ocsp-response", "catalog"]
 
 let package = Package(
     name: "StorekeeperFuzz",

@@ -211,6 +211,20 @@ for target in jws-verify front-doors cgi verify-signed-data; do
     echo "$CORPUS/$target: $(find "$CORPUS/$target" -type f | wc -l) seeds"
 done
 
+# --- catalog: catalog files (STOREKEEPER_CATALOG) ---------------------------------------------
+catalog_seeds() {
+    local out=$CORPUS/catalog
+    mkdir -p "$out"
+    cp infra/catalog/catalog.example.json "$out/valid-example.json"
+    printf '%s' '{"apps": [{"bundleId": "com.example.app", "appAppleId": 1234567890, "environments": ["Production", "Sandbox"], "sandboxGrants": true}], "entitlements": {"pro": {"description": "Paid features"}}, "products": {"com.example.pro.monthly": {"entitlements": ["pro"]}, "com.example.pass30": {"type": "NonRenewingSubscription", "durationDays": 30, "entitlements": ["pro"]}, "com.example.coins100": {"type": "Consumable"}}}' > "$out/valid-one-app.json"
+    printf '%s' '{"apps": [{"bundleId": "com.a", "environments": ["Sandbox"], "transfer": "move-to-latest"}]}' > "$out/valid-sandbox-only.json"
+    printf '%s' '{"apps": [{"bundleId": "com.a", "appAppleId": 1}], "products": {"p": {}, "p": {}}}' > "$out/duplicate-product.json"
+    printf '%s' '{"apps": [{"bundleId": "com.a", "appAppleId": 1}, {"bundleId": "com.b", "appAppleId": 2}], "entitlements": {"pro": {}}, "products": {"p": {"entitlements": ["pro"]}}}' > "$out/product-without-app.json"
+    printf '%s' '{"apps": [{"bundleId": "com.a", "appAppleId": 1}], "entitlements": {"pro": {}}, "products": {"p": {"type": "Consumable", "durationDays": 3, "entitlements": ["pro", "plus"]}}}' > "$out/several-mistakes.json"
+    echo "$out: $(find "$out" -type f | wc -l) seeds"
+}
+catalog_seeds
+
 # --- receipt-reader: the test receipts (deterministic RSA signatures) ------------------------
 fuzz/make-receipt-seeds.sh
 

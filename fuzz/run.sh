@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 SWIFT=${SWIFT:-swift}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-10}
-ALL_TARGETS=(jws-verify front-doors cgi verify-signed-data receipt-reader identity-token ocsp-response)
+ALL_TARGETS=(jws-verify front-doors cgi verify-signed-data receipt-reader identity-token ocsp-response catalog)
 if [ $# -gt 0 ]; then TARGETS=("$@"); else TARGETS=("${ALL_TARGETS[@]}"); fi
 for target in "${TARGETS[@]}"; do
     [ -d "fuzz/corpus/$target" ] || { echo "fuzz: no target $target (targets: ${ALL_TARGETS[*]})" >&2; exit 2; }

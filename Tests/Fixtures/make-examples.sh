@@ -152,7 +152,7 @@ jq -n --arg s "$txn_jws" --argjson env "$(jq -c '. + {STOREKEEPER_NOW: "17802720
   description: "A fresh StoreKit 2 purchase for user u-42: verified, linked, applied; the user is entitled at once.",
   environment: $env, request: {jwsRepresentation: $s, userId: "u-42"},
   response: {outcome: "applied", userId: "u-42", active: true, entitlements: [{
-    originalTransactionId: "2000000001", productId: "com.example.pro.monthly", productType: "Auto-Renewable Subscription",
+    bundleId: "com.example.storekeeper", originalTransactionId: "2000000001", productId: "com.example.pro.monthly", productType: "Auto-Renewable Subscription",
     status: "active", active: true, expiresDate: $e, environment: "Sandbox", ownership: "PURCHASED",
     appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", latestTransactionId: "2000000001",
     lastEvent: {id: ("ingest:2000000001:" + ($sd | tostring)), source: "ingest", signedDate: $sd},

@@ -76,7 +76,7 @@ while read -r name; do
     resolved=""
     case "$name" in
       STORE_URL) case "$value" in sqlite:/*|redis://*|rediss://*) ;; sqlite:*) resolved="sqlite:$root/${value#sqlite:}" ;; esac ;;
-      APPSTORE_ROOT_CERTS|SIMULATE_PKI_DIR|*_PRIVATE_KEY|*_CERTS)
+      APPSTORE_ROOT_CERTS|SIMULATE_PKI_DIR|STOREKEEPER_CATALOG|*_PRIVATE_KEY|*_CERTS)
         relative=0
         IFS=',' read -ra parts <<<"$value"
         for part in "${parts[@]}"; do

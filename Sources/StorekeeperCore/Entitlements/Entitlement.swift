@@ -3,6 +3,9 @@ import FoundationEssentials
 /// One entitlement as `get-entitlements` answers it: what was bought, where it stands now,
 /// and the one answer an app needs, `active`.
 public struct Entitlement: Codable, Sendable, Equatable {
+    /// The app the subscription is of (records carry their app); absent where the caller
+    /// asked about one subscription it already knows.
+    public var bundleId: String?
     public var originalTransactionId: String
     public var productId: String?
     public var productType: String?
@@ -27,7 +30,8 @@ public struct Entitlement: Codable, Sendable, Equatable {
     /// and when, so a caller can tell a fresh confirmation from state built from notifications.
     public var confirmedByApple: AppleStatusSnapshot?
 
-    public init(_ record: EntitlementRecord, now: Date) {
+    public init(_ record: EntitlementRecord, now: Date, bundleId: String? = nil) {
+        self.bundleId = bundleId
         let latest = record.latestTransaction
         let nowMilliseconds = now.millisecondsSince1970
         let status = record.status(at: nowMilliseconds)

@@ -65,7 +65,9 @@ public struct EntitlementRepository {
     /// The entitlements of these subscriptions as of `now`, each once, in order; those with
     /// no record are skipped. Each carries Apple's last reconciliation answer while it is fresh.
     public func entitlements(of subscriptions: [SubscriptionRef], now: Date) throws -> [Entitlement] {
-        try Set(subscriptions).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
+        try Set(subscriptions).sorted().compactMap { subscription in
+            try record(subscription).map { Entitlement($0, now: now, bundleId: subscription.bundleId) }
+        }
     }
 
     /// Records what Apple answered about a subscription that has a record (compare-and-set,

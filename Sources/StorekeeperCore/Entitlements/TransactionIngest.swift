@@ -44,12 +44,15 @@ public struct TransactionIngest {
     }
 
     private let verifier: SignedDataVerifier
-    /// By user, by original transaction id: read from the store on the user's first
+    /// Whose apps' `sandboxGrants` the answers follow (nil: every purchase grants).
+    private let catalog: Catalog?
+    /// By user, by subscription (`SubscriptionRef.member`): read from the store on the user's first
     /// transaction, then kept up to date with each transaction's own record.
     private var entitlementsByUser: [String: [String: Entitlement]] = [:]
 
-    public init(verifier: SignedDataVerifier) {
+    public init(verifier: SignedDataVerifier, catalog: Catalog? = nil) {
         self.verifier = verifier
+        self.catalog = catalog
     }
 
     /// Verifies the transaction and, when given, the renewal info, which must be of the
@@ -80,11 +83,11 @@ public struct TransactionIngest {
         }
         let update = try repository.apply(event, userId: userId)
 
-        let entitlements = update.record.map { [Entitlement($0, now: now)] } ?? []
+        let entitlements = update.record.map { [granting(Entitlement($0, now: now, bundleId: event.bundleId))] } ?? []
         var active = entitlements.contains { $0.active }
         if let user {
-            var known = try entitlementsByUser[user] ?? Self.entitlements(ofUser: user, in: repository, now: now)
-            for entitlement in entitlements { known[entitlement.originalTransactionId] = entitlement }
+            var known = try entitlementsByUser[user] ?? self.entitlements(ofUser: user, in: repository, now: now)
+            if let subscription = event.subscription, let entitlement = entitlements.first { known[subscription.member] = entitlement }
             entitlementsByUser[user] = known
             active = known.values.contains { $0.active }
         }
@@ -92,13 +95,17 @@ public struct TransactionIngest {
                        appAccountTokenOfAnotherUser: tokenRefused)
     }
 
-    private static func entitlements(ofUser userId: String, in repository: EntitlementRepository, now: Date) throws -> [String: Entitlement] {
+    private func entitlements(ofUser userId: String, in repository: EntitlementRepository, now: Date) throws -> [String: Entitlement] {
         var entitlements: [String: Entitlement] = [:]
         for subscription in try repository.subscriptions(ofUser: userId) {
             if let record = try repository.record(subscription) {
-                entitlements[subscription.originalTransactionId] = Entitlement(record, now: now)
+                entitlements[subscription.member] = granting(Entitlement(record, now: now, bundleId: subscription.bundleId))
             }
         }
         return entitlements
+    }
+
+    private func granting(_ entitlement: Entitlement) -> Entitlement {
+        catalog?.granting(entitlement) ?? entitlement
     }
 }

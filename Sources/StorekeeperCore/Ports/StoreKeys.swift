@@ -26,7 +26,7 @@ import OpenSSLCrypto
 /// | `appstore:token:<appAccountToken>:linked` | "1": every subscription that carried the token before its user was known is linked to the user, so claiming it again relinks nothing | — | linking |
 /// | `appstore:ratelimit:<name>` | a token bucket shared by every process calling Apple, and Apple's last Retry-After (`SharedRateLimiter`): `api` for reconcile and recover-notifications, `migrate` for migrate-receipt (the public route's own, so the public cannot starve reconcile) | 1 h | reconcile, recover-notifications, migrate-receipt |
 /// | `appstore:app:<bundleId>:migrated:<originalTransactionId>` | a migration of the id finished: what failed about it, if anything (`ReceiptMigrationMemo`); anonymous reruns answer from the store meanwhile | 24 h | migrate-receipt |
-/// | `appstore:reconcile:cursor:<selection>` | where an unfinished `reconcile` run stopped (`ReconciliationCursor`) | 7 days | reconcile |
+/// | `appstore:app:<bundleId>:reconcile:cursor:<selection>` | where an unfinished `reconcile` run of one app stopped (`ReconciliationCursor`) | 7 days | reconcile |
 /// | `appstore:app:<bundleId>:migration:<originalTransactionId>` | the dual track of a receipt migration: legacy (verifyReceipt) and new (App Store Server API) status, whether they agree, when (`ReceiptMigrationAudit`) | — (the migration's audit) | migrate-receipt with legacyCheck |
 /// | `appstore:recover:cursor:<sha256 of the request as asked>` | the pagination token an unfinished `recover-notifications` run reached, and the request it belongs to | 24 h | recover-notifications |
 /// | `siwa:jwks` | Apple's key set from `/auth/keys` and when it was fetched (`AppleKeyCache`) | 7 days (refetched after 1 h; the fallback while Apple is unreachable) | identity-token verification |
@@ -101,8 +101,9 @@ public enum StoreKeys {
         "appstore:app:" + subscription.bundleId + ":migrated:" + subscription.originalTransactionId
     }
 
-    public static func reconciliationCursor(selection: String) -> String {
-        "appstore:reconcile:cursor:" + selection
+    /// One app's walk: each app is reconciled by a run of its own.
+    public static func reconciliationCursor(bundleId: String, selection: String) -> String {
+        "appstore:app:" + bundleId + ":reconcile:cursor:" + selection
     }
 
     public static func receiptMigration(_ subscription: SubscriptionRef) -> String {

@@ -52,7 +52,7 @@ public final class Reconciler {
     /// which tests may stop). `restart` drops a saved cursor.
     public func run(_ selection: ReconciliationSelection, restart: Bool = false,
                     outOfTime: () -> Bool) throws -> ReconciliationReport {
-        let cursorKey = StoreKeys.reconciliationCursor(selection: selection.cursorName)
+        let cursorKey = StoreKeys.reconciliationCursor(bundleId: bundleId, selection: selection.cursorName)
         let now = clock.now()
         var report = ReconciliationReport(selection: selection.cursorName)
         var cursor: ReconciliationCursor?

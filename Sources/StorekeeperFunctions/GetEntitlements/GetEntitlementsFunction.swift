@@ -8,8 +8,10 @@ import StorekeeperCore
 public final class GetEntitlementsFunction: TypedFunction {
     public struct Request: RequestBody {
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case userId, appAccountToken, originalTransactionId
+            case userId, appAccountToken, originalTransactionId, bundleId
         }
+        /// Only this app's subscriptions (every app's without it).
+        var bundleId: String?
         var userId: String?
         var appAccountToken: String?
         var originalTransactionId: String?
@@ -35,35 +37,58 @@ public final class GetEntitlementsFunction: TypedFunction {
         visibility: .internal,
         summary: "Answer a user's entitlements and whether paid features are on now.",
         request: """
-            one of: {"userId": "..."} | {"appAccountToken": "<uuid>"} | {"originalTransactionId": "..."}
-            over HTTP: GET /entitlements?userId=...
+            one of: {"userId": "..."} | {"appAccountToken": "<uuid>"} | {"originalTransactionId": "..."},
+            and optionally "bundleId": only that app's subscriptions (with STOREKEEPER_CATALOG, one of its
+            apps: invalid_request otherwise)
+            over HTTP: GET /entitlements?userId=...&bundleId=...
             """,
         response: """
-            {"userId": "...", "active": true, "entitlements": [{"originalTransactionId", "productId",
+            {"userId": "...", "active": true, "entitlements": [{"bundleId", "originalTransactionId", "productId",
               "productType", "status": "active" | "grace" | "billing_retry" | "expired" | "refunded" |
               "revoked" | "lifetime", "active", "expiresDate", "gracePeriodExpiresDate", "autoRenew",
               "autoRenewProductId", "environment", "ownership", "appAccountToken", "latestTransactionId",
               "lastEvent": {"id", "source", "type", "subtype", "signedDate"}, "revokedTransactionIds",
               "confirmedByApple": {"appleStatus", "status", "askedAt"} (when reconcile asked Apple in the last 8 h)}]}
             Dates are Apple's milliseconds since 1970. An unknown user has no entitlements (not an error).
+            With STOREKEEPER_CATALOG, a sandbox purchase of an app whose sandboxGrants is false is listed
+            (its environment says Sandbox) but not active.
             """,
-        variables: [.declared(RuntimeSettings.storeURL)],
+        variables: [
+            .declared(StorekeeperSettings.catalog, "its apps' sandboxGrants; bundleId must name one of them"),
+            .declared(RuntimeSettings.storeURL),
+        ],
         scope: .read
     )
 
     private let context: FunctionContext
+    private let catalog: Catalog?
 
     public init(context: FunctionContext) throws {
         self.context = context
+        catalog = try StorekeeperSettings.catalogIfConfigured(in: context.environment)
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
+        if let bundleId = request.bundleId {
+            guard !bundleId.isEmpty else { throw FunctionError.badInput(message: "bundleId must not be empty") }
+            if let catalog { _ = try catalog.app(requested: bundleId) }
+        }
         let repository = EntitlementRepository(store: try context.adapters.store())
-        guard let key = try request.key(apps: { try repository.apps(holding: $0) }) else {
+        guard let key = try request.key(apps: { try apps(holding: $0, bundleId: request.bundleId, repository) }) else {
             throw FunctionError.badInput(code: .invalidRequest,
                 message: "give exactly one of userId, appAccountToken, originalTransactionId")
         }
         let lookup = EntitlementLookup(repository: repository)
-        return Reply(try lookup.entitlements(of: key, now: context.clock.now()))
+        var answer = try lookup.entitlements(of: key, now: context.clock.now()).only(bundleId: request.bundleId)
+        if let catalog { answer = answer.granting(under: catalog) }
+        return Reply(answer)
+    }
+
+    /// Where an original transaction id is looked up: in the app named, else in each of the
+    /// catalog's apps, else in every app the index holds it for.
+    private func apps(holding id: String, bundleId: String?, _ repository: EntitlementRepository) throws -> [String] {
+        if let bundleId { return [bundleId] }
+        if let catalog { return catalog.apps.map(\.bundleId) }
+        return try repository.apps(holding: id)
     }
 }

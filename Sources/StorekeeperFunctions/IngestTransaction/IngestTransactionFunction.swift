@@ -49,8 +49,8 @@ public final class IngestTransactionFunction: TypedFunction {
     private var ingest: TransactionIngest
 
     public init(context: FunctionContext) throws {
-        let verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters, log: context.log)
-        ingest = TransactionIngest(verifier: verifier)
+        let settings = try AppStoreSettings(environment: context.environment)
+        ingest = TransactionIngest(verifier: settings.makeVerifier(adapters: context.adapters, log: context.log), catalog: settings.catalog)
         self.context = context
     }
 

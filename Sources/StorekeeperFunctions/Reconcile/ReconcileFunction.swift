@@ -9,8 +9,10 @@ import StorekeeperCore
 public final class ReconcileFunction: TypedFunction {
     public struct Request: RequestBody {
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case selection, originalTransactionIds, budgetSeconds, restart
+            case bundleId, selection, originalTransactionIds, budgetSeconds, restart
         }
+        /// The app whose subscriptions are walked (the only one without it).
+        var bundleId: String?
         /// "attention" (default) or "all"; ignored when originalTransactionIds is given.
         var selection: String?
         var originalTransactionIds: [String]?
@@ -62,8 +64,10 @@ public final class ReconcileFunction: TypedFunction {
         visibility: .internal,
         summary: "Daily: ask Apple for the status of every subscription that needs it and correct stored entitlements (lost notifications), rate limited and resumable.",
         request: """
-            {} or {"selection": "attention" | "all", "originalTransactionIds": ["..."],
+            {} or {"bundleId": "...", "selection": "attention" | "all", "originalTransactionIds": ["..."],
              "budgetSeconds": 1800, "restart": false}
+              \(AppStoreAPISettings.bundleIdHelp): one run (and one cron line) per app, each
+              with its own cursor, all within the one shared rate limit.
               attention (default): active, grace and billing-retry subscriptions, periods that
               ended with no later event (60 days back), and subscriptions whose notifications
               were dead-lettered. all: every subscription. originalTransactionIds: only these.
@@ -97,13 +101,14 @@ public final class ReconcileFunction: TypedFunction {
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
         let selection = try request.reconciliationSelection()
+        let app = try run.settings.catalog.app(requested: request.bundleId)
         let time = context.clock
         let deadline = try ResumableRun.deadline(budgetSeconds: request.budgetSeconds, default: defaultBudget, time: time)
         let store = try context.adapters.store()
         let gate = SharedRateLimitGate(
             limiter: SharedRateLimiter(store: store, requestsPerSecond: requestsPerSecond),
             time: time, deadline: deadline, log: context.log)
-        let reconciler = try makeReconciler(store: store, client: run.settings.makeClient(context: context, gate: gate))
+        let reconciler = try makeReconciler(store: store, app: app, client: run.settings.makeClient(context: context, app: app, gate: gate))
         let progress = TerminalProgress(label: "reconcile", time: time)
         reconciler.progress = { progress.update(done: $0, total: $1) }
 
@@ -125,10 +130,10 @@ public final class ReconcileFunction: TypedFunction {
         return report.stoppedBy == nil ? Reply(response) : Reply(response, status: ErrorDisposition.retryLater.httpStatus, exitCode: ErrorDisposition.retryLater.exitCode)
     }
 
-    private func makeReconciler(store: any KeyValueStore, client: AppStoreServerAPIClient) throws -> Reconciler {
+    private func makeReconciler(store: any KeyValueStore, app: CatalogApp, client: AppStoreServerAPIClient) -> Reconciler {
         let reconciler = Reconciler(
-            store: store, bundleId: try run.settings.catalog.app(requested: nil).bundleId,
-            lookup: APIStatusLookup(client: client, sandboxFallback: try run.settings.sandboxFallback()),
+            store: store, bundleId: app.bundleId,
+            lookup: APIStatusLookup(client: client, sandboxFallback: run.settings.sandboxFallback(for: app)),
             verifier: run.verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock)
         let log = context.log
         reconciler.onCorrection = { correction in

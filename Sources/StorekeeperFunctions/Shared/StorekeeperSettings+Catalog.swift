@@ -35,6 +35,12 @@ extension StorekeeperSettings {
         return Catalog.singleApp(bundleId: bundleId, appAppleId: appAppleId, environments: accepted)
     }
 
+    /// For a function that reads the store only: the catalog file when STOREKEEPER_CATALOG is
+    /// set (checked like everywhere), nil otherwise (it then answers what the records say).
+    static func catalogIfConfigured(in environment: EnvironmentVariables) throws -> Catalog? {
+        environment.isSet(Self.catalog) ? try catalog(in: environment) : nil
+    }
+
     static func readCatalog(_ path: String) throws(SettingProblem) -> Catalog {
         guard let data = FileManager.default.contents(atPath: path) else { throw SettingProblem("cannot read \(path)") }
         guard data.count <= maximumCatalogBytes else {

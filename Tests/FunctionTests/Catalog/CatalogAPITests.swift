@@ -75,6 +75,7 @@ struct CatalogAPITests {
             ("app-store-api", ["operation": "getTransactionInfo", "transactionId": "1000000001", "bundleId": "com.example.third"]),
             ("test-notification", ["timeoutSeconds": 1] as [String: Any]),
             ("recover-notifications", ["startDate": 1_767_225_600_000] as [String: Any]),
+            ("reconcile", ["originalTransactionIds": ["1000000001"]] as [String: Any]),
         ] {
             let answer = try AppStoreAPIFunctionTests.run(function, request, environment)
             #expect(answer.exitCode == 65, "\(function) \(answer.json)")
@@ -86,7 +87,7 @@ struct CatalogAPITests {
         #expect(try fake.requests().isEmpty, "nothing was asked of Apple")
     }
 
-    @Test func testNotificationAndRecoveryAskForTheAppNamed() throws {
+    @Test func testNotificationRecoveryAndReconcileAskForTheAppNamed() throws {
         let fake = try Self.startFake()
         defer { fake.stop() }
         let catalog = try Self.writeCatalog()
@@ -103,7 +104,13 @@ struct CatalogAPITests {
             "bundleId": Self.second, "startDate": 1_767_225_600_000, "endDate": 1_767_225_600_000 + 30 * 86_400_000,
         ], environment)
         #expect(recovery.exitCode == 0, "\(recovery.json) \(recovery.stderr)")
+        let reconciled = try AppStoreAPIFunctionTests.run("reconcile", [
+            "bundleId": Self.second, "originalTransactionIds": ["1000000001"],
+        ], environment)
+        #expect(reconciled.exitCode == 0, "\(reconciled.json) \(reconciled.stderr)")
+        #expect((reconciled.json["report"] as? [String: Any])?["asked"] as? Int == 1, "\(reconciled.json)")
         let requests = try fake.requests()
+        #expect(requests.contains { ($0["path"] as? String ?? "").hasPrefix("/inApps/v1/subscriptions/") }, "\(requests)")
         #expect(!requests.isEmpty && requests.allSatisfy { $0["auth"] as? String == "ok" }, "\(requests)")
     }
 }

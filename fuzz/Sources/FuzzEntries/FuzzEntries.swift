@@ -47,6 +47,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Input: a DER OCSP response, checked for the test PKI's leaves and intermediate at
     /// 2026-06-01 (see `FuzzOCSPResponse`).
     case ocspResponse = "ocsp-response"
+    /// Input: a catalog file (`STOREKEEPER_CATALOG`), read by `Catalog.parse` (see `FuzzCatalog`).
+    case catalog
 
     /// Runs one input; returns a one-line summary of what happened (the replay test checks
     /// the valid seeds with it). Whatever the input, it must not crash, hang or leak; a thrown
@@ -60,6 +62,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .receiptReader: try FuzzReceiptReader.run(input)
         case .identityToken: try FuzzIdentityToken.run(input)
         case .ocspResponse: try FuzzOCSPResponse.run(input)
+        case .catalog: try FuzzCatalog.run(input)
         }
     }
 
@@ -673,5 +676,54 @@ enum FuzzChecks {
     private static func preview(_ bytes: [UInt8]) -> String {
         let text = String(decoding: bytes.prefix(300), as: UTF8.self)
         return bytes.count > 300 ? "\(text)… (\(bytes.count) bytes)" : text
+    }
+}
+
+/// `catalog`: a catalog file read twice (both readings must agree). A catalog that is
+/// accepted must hold what the reader promises: at least one app, no bundle id twice, every
+/// product of one of the apps granting only declared entitlements (none for a consumable),
+/// every entitlement granted, a duration only on a non-renewing subscription. A mistake must
+/// name its field, and name it with the message's first words.
+enum FuzzCatalog {
+    static func run(_ input: [UInt8]) throws -> String {
+        let first = Result { () throws(CatalogError) in try Catalog.parse(input) }
+        let second = Result { () throws(CatalogError) in try Catalog.parse(input) }
+        switch (first, second) {
+        case (.success(let catalog), .success(let again)):
+            guard catalog == again else { throw FuzzFinding("two readings of one catalog differ") }
+            try check(catalog)
+            return "accepted \(catalog.apps.count) apps, \(catalog.products.count) products"
+        case (.failure(let error), .failure(let again)):
+            guard error == again, error.description == again.description else {
+                throw FuzzFinding("two readings refuse differently: \(error) / \(again)")
+            }
+            guard error.field.isEmpty || error.description.hasPrefix(error.field + ": ") else {
+                throw FuzzFinding("the message does not start with its field: \(error)")
+            }
+            return "refused \(error.kind.rawValue)"
+        default:
+            throw FuzzFinding("one reading accepts, the other refuses")
+        }
+    }
+
+    private static func check(_ catalog: Catalog) throws {
+        guard !catalog.apps.isEmpty, Set(catalog.apps.map(\.bundleId)).count == catalog.apps.count else {
+            throw FuzzFinding("accepted apps \(catalog.apps.map(\.bundleId))")
+        }
+        for app in catalog.apps where !CatalogApp.isValidBundleId(app.bundleId) || app.environments.isEmpty
+            || (app.environments.contains(.production) && app.appAppleId == nil) {
+            throw FuzzFinding("accepted app \(app)")
+        }
+        for (id, product) in catalog.products {
+            guard product.productId == id, catalog.app(bundleId: product.bundleId) != nil,
+                  product.entitlements.allSatisfy({ catalog.entitlements[$0] != nil }),
+                  product.type != .consumable || product.entitlements.isEmpty,
+                  product.durationDays.map({ $0 > 0 && product.type == .nonRenewingSubscription }) ?? true
+            else { throw FuzzFinding("accepted product \(product)") }
+        }
+        let granted = Set(catalog.products.values.flatMap(\.entitlements))
+        guard Set(catalog.entitlements.keys).isSubset(of: granted) else {
+            throw FuzzFinding("accepted entitlements nobody grants: \(Set(catalog.entitlements.keys).subtracting(granted))")
+        }
     }
 }
