@@ -239,3 +239,8 @@ printf '  %-44s %8s us  (peak RSS %s KiB)\n' "siwa-verify-token, keys cached in 
 printf '{"receiptData":"%s","dryRun":true}' "$(tr -d '\n' < Tests/Fixtures/receipts/receipt-several.b64)" > "$out/receipt-request.json"
 receipt=$(APPSTORE_RECEIPT_ROOT_CERTS=Tests/Fixtures/receipts/pki/receipt-root.pem "$timer" -n "$RUNS" -w 20 -i "$out/receipt-request.json" -- "$BIN/migrate-receipt" | tee "$out/migrate-receipt.json")
 printf '  %-44s %8s us  (peak RSS %s KiB)\n' "migrate-receipt, dry run of 4 purchases" "$(field median_us <<<"$receipt")" "$(field max_rss_kib <<<"$receipt")"
+
+# ---------------------------------------------------------------------------------------
+# FastCGI (issue "Speed"): nginx + FastCGI against lighttpd + CGI, and memory over many requests.
+source bench/fastcgi.sh
+fastcgi_bench

@@ -45,13 +45,20 @@ public final class IngestTransactionFunction: TypedFunction {
     )
 
     private let context: FunctionContext
-    /// Kept for the whole process: a batch (NDJSON) reads each user's records once.
+    private let verifier: SignedDataVerifier
+    /// Kept for one input: a batch (NDJSON) reads each user's records once. A long-running
+    /// process (FastCGI) starts afresh with every request, so it never answers from records
+    /// another process has changed since.
     private var ingest: TransactionIngest
 
     public init(context: FunctionContext) throws {
-        let verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters, log: context.log)
+        verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters, log: context.log)
         ingest = TransactionIngest(verifier: verifier)
         self.context = context
+    }
+
+    public func inputEnded() {
+        ingest = TransactionIngest(verifier: verifier)
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
