@@ -6,7 +6,8 @@ SHELL := /bin/bash
 # Every Debian package the project uses, for every issue: C libraries behind the four
 # fences, the servers the tests run for real, and the benchmark tools.
 DEBIAN_PACKAGES := libssl-dev libcurl4-openssl-dev libsqlite3-dev libhiredis-dev \
-                   redis-server lighttpd hyperfine wrk valgrind openssl ca-certificates pkg-config jq sqlite3 curl python3
+                   redis-server lighttpd hyperfine wrk valgrind openssl ca-certificates pkg-config jq sqlite3 curl python3 \
+                   libfcgi-dev libfcgi-bin spawn-fcgi nginx
 
 SWIFT ?= swift
 FUNCTIONS := $(notdir $(wildcard functions/*))
@@ -17,7 +18,7 @@ PKI := Tests/Fixtures/pki
 
 help:
 	@echo "make demo   - build, show verify-signed-data accepting and rejecting signed data, then a subscription's lifecycle through lighttpd"
-	@echo "make serve  - the gateway (lighttpd + CGI) on 127.0.0.1:8080 with the SQLite default"
+	@echo "make serve  - the gateway on 127.0.0.1:8080 with the SQLite default (GATEWAY=nginx|lighttpd MODE=fastcgi|cgi; default: the fastest installed)"
 	@echo "make test   - the whole test suite (unit, adapters, black-box binaries, ldd check, short fuzz runs)"
 	@echo "make test-release - the binary suites (OCSP, App Store API, examples, link check) on the release build"
 	@echo "make bench  - release build, then figures: process time, batch time per JWS, peak memory, floors, Apple's Python library"
@@ -67,10 +68,27 @@ demo: deps
 	@BIN=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) infra/demo/lifecycle-demo.sh
 
 # The gateway on 127.0.0.1 (PORT, default 8080) with the SQLite default, in the foreground.
+# GATEWAY=nginx|lighttpd and MODE=fastcgi|cgi (nginx speaks FastCGI only). By default the
+# fastest installed: nginx with FastCGI, else lighttpd with FastCGI (libfcgi), else lighttpd with CGI.
+GATEWAY ?=
+MODE ?=
 serve: deps release
-	@STORE_URL=$${STORE_URL:-sqlite:var/storekeeper.db} infra/gateway/gateway.sh start $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) $${PORT:-8080} var/gateway
-	@echo "serving on http://127.0.0.1:$${PORT:-8080} (logs in var/gateway/functions.log); Ctrl-C stops"
-	@trap 'infra/gateway/gateway.sh stop var/gateway' INT TERM EXIT; tail -f var/gateway/functions.log
+	@bin=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path); port=$${PORT:-8080}; gateway="$(GATEWAY)"; mode="$(MODE)"; \
+	if [ -z "$$gateway" ]; then \
+	  if command -v nginx >/dev/null && command -v spawn-fcgi >/dev/null; then gateway=nginx; else gateway=lighttpd; fi; \
+	fi; \
+	if [ -z "$$mode" ]; then \
+	  if [ "$$gateway" = nginx ] || /sbin/ldconfig -p | grep -q 'libfcgi\.so\.0'; then mode=fastcgi; else mode=cgi; fi; \
+	fi; \
+	case "$$gateway/$$mode" in \
+	  nginx/fastcgi) control=infra/nginx/nginx.sh; extra="" ;; \
+	  lighttpd/cgi|lighttpd/fastcgi) control=infra/gateway/gateway.sh; extra=$$mode ;; \
+	  *) echo "make serve: GATEWAY=nginx|lighttpd, MODE=fastcgi|cgi (nginx: fastcgi only), not $$gateway/$$mode" >&2; exit 64 ;; \
+	esac; \
+	export STORE_URL=$${STORE_URL:-sqlite:var/storekeeper.db}; \
+	$$control start "$$bin" "$$port" var/gateway $$extra || exit 1; \
+	echo "$$gateway ($$mode) serving on http://127.0.0.1:$$port (logs in var/gateway/functions.log); Ctrl-C stops"; \
+	trap "$$control stop var/gateway" INT TERM EXIT; tail -f var/gateway/functions.log
 
 bench: deps
 	@$(SWIFT) build $(RELEASE_FLAGS)

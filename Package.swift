@@ -128,10 +128,21 @@ let package = Package(
             dependencies: ["CHiredis", "StorekeeperCore"],
             linkerSettings: linked("hiredis")
         ),
+        // libfcgi-dev for the headers only. No link: FastCGIServer loads libfcgi with dlopen
+        // when a process is started as a FastCGI server (see Sources/CFastCGI/shim.h).
+        .systemLibrary(
+            name: "CFastCGI",
+            providers: [.apt(["libfcgi-dev"])]
+        ),
+        .target(
+            name: "FastCGIServer",
+            dependencies: ["CFastCGI"]
+        ),
         // Knows no adapter: handlers get them through FunctionContext, built by the composition.
+        // FastCGIServer is a front door's transport, not an adapter.
         .target(
             name: "FunctionRuntime",
-            dependencies: ["StorekeeperCore"]
+            dependencies: ["StorekeeperCore", "FastCGIServer"]
         ),
         // The composition root: the one module that builds the store and HTTP adapters from
         // the settings, each on first use.

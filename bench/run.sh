@@ -262,3 +262,8 @@ echo "== peak memory of every function, one request per process (its examples an
 cat "$out/verify-notification.json" "$out/get-entitlements.json" "$out/siwa-verify-token.json" "$out/migrate-receipt.json" \
   > "$out/request-peaks.ndjson"
 python3 bench/memory.py "$BIN" "$timer" "$out" "$out/request-peaks.ndjson"
+
+# ---------------------------------------------------------------------------------------
+# FastCGI (issue "Speed"): nginx + FastCGI against lighttpd + CGI, and memory over many requests.
+source bench/fastcgi.sh
+fastcgi_bench

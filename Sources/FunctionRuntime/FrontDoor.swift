@@ -7,6 +7,9 @@ public enum FrontDoor: String, Sendable, Equatable {
     case httpEvent = "http-event"
     /// A web server ran the binary as CGI (`GATEWAY_INTERFACE` set).
     case cgi
+    /// A FastCGI server (libfcgi): stdin was a listening socket, or `--fastcgi ADDRESS` opened
+    /// one; one process answers request after request.
+    case fastcgi
 
     /// True for the doors that carry an HTTP request (method, headers, bearer token).
     public var isHTTP: Bool { self != .direct }

@@ -14,4 +14,14 @@ public protocol FunctionHandler: AnyObject {
 
     /// Handles one request. Throw `FunctionError` or any `CodedError`; return a response.
     func handle(_ request: FunctionRequest) throws -> FunctionResponse
+
+    /// One input has been answered: a CGI or FastCGI request, or a whole stdin (NDJSON).
+    /// Drop what was kept for that input only (records read once for a batch), so that a
+    /// long-running process (FastCGI) carries nothing of one request into the next. Nothing
+    /// by default.
+    func inputEnded()
+}
+
+extension FunctionHandler {
+    public func inputEnded() {}
 }

@@ -1,3 +1,4 @@
+import FastCGIServer
 import FoundationEssentials
 import StorekeeperCore
 #if canImport(Glibc)
@@ -30,7 +31,10 @@ public enum FunctionMain {
             input: FileDescriptorStream(descriptor: 0),
             output: FileDescriptorStream(descriptor: 1),
             errorOutput: FileDescriptorStream(descriptor: 2),
-            adapters: adapters
+            adapters: adapters,
+            // The FastCGI convention: a server that starts the function hands it a listening
+            // socket as stdin. A pipe, a file or a terminal is never one.
+            standardInputIsListening: ListeningSocket.isListening(0)
         )
         exit(runner.run())
     }

@@ -16,9 +16,13 @@ public struct FunctionRunner<Handler: FunctionHandler> {
     private let output: any OutputSink
     private let errorOutput: any OutputSink
     private let adapters: (EnvironmentVariables) -> any FunctionAdapters
+    /// True when the process's stdin is a listening socket: the FastCGI convention.
+    private let standardInputIsListening: Bool
 
     /// `adapters` builds the process's adapters from its environment (the composition
     /// module's `Adapters.init`); it is called once, when the handler is built.
+    /// `standardInputIsListening` (or `--fastcgi ADDRESS` among the arguments) selects the
+    /// FastCGI door; `FunctionMain` tells it from file descriptor 0.
     public init(
         _ handler: Handler.Type,
         arguments: [String],
@@ -27,9 +31,11 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         input: any InputSource,
         output: any OutputSink,
         errorOutput: any OutputSink,
-        adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters
+        adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters,
+        standardInputIsListening: Bool = false
     ) {
         self.adapters = adapters
+        self.standardInputIsListening = standardInputIsListening
         self.arguments = arguments
         self.environment = environment
         self.clock = clock
@@ -67,6 +73,18 @@ public struct FunctionRunner<Handler: FunctionHandler> {
         }
         let loop = RequestLoop<Handler>(descriptor: descriptor, environment: variables, clock: clock, log: log, output: output,
                                         adapters: adapters)
+        if let fastCGI = fastCGISource() {
+            return loop.serveFastCGI(fastCGI)
+        }
         return loop.serve(input: input, cgiEnvironment: isCGI ? environment : nil)
+    }
+
+    /// `--fastcgi ADDRESS` first (an address with no value is an empty one, refused when
+    /// opened), then a listening stdin; nil for every other door.
+    private func fastCGISource() -> FastCGISource? {
+        if let index = arguments.firstIndex(of: "--fastcgi"), index > 0 {
+            return .address(index + 1 < arguments.count ? arguments[index + 1] : "")
+        }
+        return standardInputIsListening ? .standardInput : nil
     }
 }

@@ -7,11 +7,12 @@ final class RequestLoop<Handler: FunctionHandler> {
     /// EX_IOERR: stdin or stdout failed, so no answer could be given.
     static var ioFailureExitCode: Int32 { 74 }
 
-    private let descriptor: FunctionDescriptor
+    let descriptor: FunctionDescriptor
     private let environment: EnvironmentVariables
-    private let clock: any TimeSource
-    private let log: Logger
-    private let output: any OutputSink
+    let clock: any TimeSource
+    let log: Logger
+    /// stdout; in the FastCGI door, the open request's answer stream.
+    var output: any OutputSink
     private let makeAdapters: (EnvironmentVariables) -> any FunctionAdapters
     private var exitCode: Int32 = 0
     /// The NDJSON line being answered (1-based), for the request log; nil for a single request.
@@ -123,11 +124,13 @@ final class RequestLoop<Handler: FunctionHandler> {
 
     // MARK: - Handling
 
-    private var builtHandler: Result<Handler, FunctionError>?
+    private(set) var builtHandler: Result<Handler, FunctionError>?
 
     /// Built at most once per process; a failure answers every door with 500 and exit 78
-    /// (or 503/75 when the handler says its dependency is only temporarily down).
-    private func makeHandler() -> Result<Handler, FunctionError> {
+    /// (or 503/75 when the handler says its dependency is only temporarily down). A
+    /// temporary failure is not kept: a long-running process (FastCGI) tries again on its
+    /// next request rather than answer 503 for the rest of its life.
+    func makeHandler() -> Result<Handler, FunctionError> {
         if let builtHandler { return builtHandler }
         let context = FunctionContext(environment: environment, clock: clock, log: log, adapters: makeAdapters(environment))
         let result: Result<Handler, FunctionError>
@@ -150,11 +153,12 @@ final class RequestLoop<Handler: FunctionHandler> {
         if case .failure(let error) = result {
             log.error("startup_failed", ["code": error.code, "reason": error.reason, "at": error.origin.description])
         }
+        if case .failure(let error) = result, error.disposition == .retryLater { return result }
         builtHandler = result
         return result
     }
 
-    private func answer(_ arrived: FunctionRequest, handler: Handler, started: Duration) throws {
+    func answer(_ arrived: FunctionRequest, handler: Handler, started: Duration) throws {
         var request = arrived
         if let refusal = admit(&request) {
             var response = errorResponse(refusal, door: request.frontDoor)
@@ -242,7 +246,7 @@ final class RequestLoop<Handler: FunctionHandler> {
 
     /// Over HTTP a stranger may be asking: a configuration problem is described in the log,
     /// not in the answer, so variable names and set-up details stay private.
-    private func errorResponse(_ error: FunctionError, door: FrontDoor) -> FunctionResponse {
+    func errorResponse(_ error: FunctionError, door: FrontDoor) -> FunctionResponse {
         guard door.isHTTP, error.disposition == .configuration else { return .error(error) }
         log.error("configuration_error", ["code": error.code, "reason": error.reason])
         return .error(error.replacingMessage("the function is not configured correctly; see its log"))
@@ -250,7 +254,7 @@ final class RequestLoop<Handler: FunctionHandler> {
 
     // MARK: - Output
 
-    private func finish(_ response: FunctionResponse, door: FrontDoor, request: FunctionRequest?, code: String?,
+    func finish(_ response: FunctionResponse, door: FrontDoor, request: FunctionRequest?, code: String?,
                         started: Duration, origin: ErrorOrigin? = nil) throws {
         exitCode = max(exitCode, response.exitCode)
         let elapsed = (clock.monotonic() - started).components
@@ -285,7 +289,8 @@ final class RequestLoop<Handler: FunctionHandler> {
         case .httpEvent:
             if let bytes = try? HTTPEventResponse(response).encoded() { return bytes }
             return Array(#"{"body":"{\"error\":{\"code\":\"internal_error\",\"message\":\"internal error\"}}","headers":{"content-type":"application/json"},"isBase64Encoded":false,"statusCode":500}"#.utf8) + [UInt8(ascii: "\n")]
-        case .cgi:
+        case .cgi, .fastcgi:
+            // A FastCGI responder's stdout is a CGI response too.
             return CGIResponse.encode(response)
         }
     }

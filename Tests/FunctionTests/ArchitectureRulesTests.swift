@@ -12,6 +12,7 @@ struct ArchitectureRulesTests {
         "CCurl": "HTTPTransport",
         "CSQLite": "SQLiteStore",
         "CHiredis": "RedisStore",
+        "CFastCGI": "FastCGIServer",
     ]
 
     @Test func eachCLibraryIsImportedByItsOneFenceAndOnlyInternally() throws {

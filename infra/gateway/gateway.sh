@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Starts or stops lighttpd serving the function binaries as CGI on 127.0.0.1.
-# usage: gateway.sh start BIN_DIR PORT STATE_DIR   |   gateway.sh stop STATE_DIR
+# Starts or stops lighttpd serving the function binaries as CGI (the default) or over FastCGI
+# (lighttpd starts and supervises the function processes) on 127.0.0.1.
+# usage: gateway.sh start BIN_DIR PORT STATE_DIR [cgi|fastcgi]   |   gateway.sh stop STATE_DIR
 #
 # The rendered configuration names the functions' variables as env.NAME, so lighttpd is
 # started with this script's environment and reads the secrets from it; the file itself
@@ -9,10 +10,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 case "${1:-}" in
   start)
-    bin=$2 port=$3 state=$4
+    bin=$2 port=$3 state=$4 mode=${5:-cgi}
     mkdir -p "$state"
     chmod 700 "$state"
-    (umask 077 && "$here/render-config.sh" "$bin" "$port" "$state" > "$state/lighttpd.conf")
+    (umask 077 && "$here/render-config.sh" "$bin" "$port" "$state" "$mode" > "$state/lighttpd.conf")
     lighttpd -tt -f "$state/lighttpd.conf" >/dev/null
     # In the foreground (-D) but in the background of this shell, with stderr kept: lighttpd
     # hands its own stderr to the CGI processes, and that is where the functions' JSON log
@@ -38,10 +39,10 @@ case "${1:-}" in
         rm -f "$pidfile"
       fi
     done
-    rm -f "$state/lighttpd.conf"
+    rm -f "$state/lighttpd.conf" "$state"/*.sock*
     ;;
   *)
-    echo "usage: gateway.sh start BIN_DIR PORT STATE_DIR | stop STATE_DIR" >&2
+    echo "usage: gateway.sh start BIN_DIR PORT STATE_DIR [cgi|fastcgi] | stop STATE_DIR" >&2
     exit 64
     ;;
 esac

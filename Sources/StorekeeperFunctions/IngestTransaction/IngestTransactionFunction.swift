@@ -45,13 +45,23 @@ public final class IngestTransactionFunction: TypedFunction {
     )
 
     private let context: FunctionContext
-    /// Kept for the whole process: a batch (NDJSON) reads each user's records once.
+    private let verifier: SignedDataVerifier
+    private let catalog: Catalog
+    /// Kept for one input: a batch (NDJSON) reads each user's records once. A long-running
+    /// process (FastCGI) starts afresh with every request, so it never answers from records
+    /// another process has changed since.
     private var ingest: TransactionIngest
 
     public init(context: FunctionContext) throws {
         let settings = try AppStoreSettings(environment: context.environment)
-        ingest = TransactionIngest(verifier: settings.makeVerifier(adapters: context.adapters, log: context.log), catalog: settings.catalog)
+        verifier = settings.makeVerifier(adapters: context.adapters, log: context.log)
+        catalog = settings.catalog
+        ingest = TransactionIngest(verifier: verifier, catalog: catalog)
         self.context = context
+    }
+
+    public func inputEnded() {
+        ingest = TransactionIngest(verifier: verifier, catalog: catalog)
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {

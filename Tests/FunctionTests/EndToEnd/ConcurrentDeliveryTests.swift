@@ -4,15 +4,16 @@ import Testing
 import TestSupport
 
 extension EndToEnd {
-    /// Apple retries while the first attempt is still running, and several web-server
-    /// processes answer at once: deduplication must hold across processes, not just in one.
-    @Suite("Through lighttpd: one notification delivered 50 times at once")
+    /// Apple retries while the first attempt is still running, and several function processes
+    /// answer at once (CGI processes, or the FastCGI children sharing one socket): deduplication
+    /// must hold across processes, not just in one.
+    @Suite("Through lighttpd and nginx: one notification delivered 50 times at once")
     struct ConcurrentDeliveryTests {
         static let deliveries = 50
 
-        @Test("50 concurrent POSTs: one accepted, 49 duplicates, one job, applied once", arguments: Backend.allCases)
-        func fiftyAtOnce(_ backend: Backend) throws {
-            let deployment = try Deployment(backend)
+        @Test("50 concurrent POSTs: one accepted, 49 duplicates, one job, applied once", arguments: Backend.allCases, Gateway.Kind.allCases)
+        func fiftyAtOnce(_ backend: Backend, _ kind: Gateway.Kind) throws {
+            let deployment = try Deployment(backend, gateway: kind)
             var story = LifecycleSimulator(originalTransactionId: "3000000004", group: 4, start: E2E.nowMilliseconds - 60_000)
             story.subscribe()
             let notification = try #require(story.notifications.first)

@@ -3,18 +3,18 @@ import StorekeeperCore
 import Testing
 import TestSupport
 
-/// One whole deployment for one case: a fresh store, lighttpd serving the functions in front
-/// of it, and the worker run by hand as cron would run it.
+/// One whole deployment for one case: a fresh store, a gateway (lighttpd with CGI by default,
+/// or nginx with FastCGI) serving the functions in front of it, and the worker run by hand as cron would run it.
 final class Deployment: @unchecked Sendable {
     let store: TestStore
     let gateway: Gateway
     let adminToken = "e2e-admin-" + UUID().uuidString
     let environment: [String: String]
 
-    init(_ backend: Backend, redisArguments: [String] = []) throws {
+    init(_ backend: Backend, redisArguments: [String] = [], gateway kind: Gateway.Kind = .lighttpdCGI) throws {
         store = try TestStore(backend, redisArguments: redisArguments)
         environment = E2E.environment(storeURL: store.url, adminToken: adminToken)
-        gateway = try Gateway.start(environment: environment)
+        gateway = try Gateway.start(environment: environment, kind: kind)
     }
 
     deinit {

@@ -22,6 +22,8 @@ enum E2E {
     static let unavailableReason: String? = {
         var missing: [String] = []
         if Gateway.executable == nil { missing.append("lighttpd is not installed (apt-get install lighttpd, or set LIGHTTPD to its path)") }
+        if Gateway.nginx == nil { missing.append("nginx is not installed (apt-get install nginx, or set NGINX to its path)") }
+        if Gateway.spawnFCGI == nil { missing.append("spawn-fcgi is not installed (apt-get install spawn-fcgi, or set SPAWN_FCGI)") }
         if let reason = RedisTestServer.unavailableReason { missing.append(reason) }
         return missing.isEmpty ? nil : missing.joined(separator: "; ")
     }()

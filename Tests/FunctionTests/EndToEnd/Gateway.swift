@@ -3,12 +3,36 @@ import HTTPTransport
 import StorekeeperCore
 import TestSupport
 
-/// lighttpd serving the built function binaries as CGI on a free loopback port, configured by
-/// the deployment's own `infra/gateway/render-config.sh` (exact routes from function.json,
-/// the environment passed through lighttpd's own). What `infra/gateway/gateway.sh start`
-/// does, but the server is a SpawnedProcess of the test: killed with SIGKILL and reaped when
-/// the test ends.
+/// A real web server in front of the built function binaries on a free loopback port, in one
+/// of the two shipped set-ups (`Kind`): lighttpd running them as CGI, configured by
+/// `infra/gateway/render-config.sh` (the environment passed through lighttpd's own), or nginx
+/// passing requests over FastCGI to long-running function processes, configured by
+/// `infra/nginx/render-config.sh`, each function started on its Unix socket the way
+/// `infra/nginx/nginx.sh` does (spawn-fcgi hands it the socket as stdin). What the scripts do,
+/// but every server is a SpawnedProcess of the test, stopped and reaped when the test ends.
 final class Gateway: @unchecked Sendable {
+    /// The two gateways the end-to-end tests run against.
+    enum Kind: String, CaseIterable, CustomStringConvertible, Sendable {
+        case lighttpdCGI = "lighttpd+CGI"
+        case nginxFastCGI = "nginx+FastCGI"
+        var description: String { rawValue }
+    }
+
+    static let nginx = installed("nginx", override: "NGINX")
+    static let spawnFCGI = installed("spawn-fcgi", override: "SPAWN_FCGI")
+
+    /// `override` (an environment variable) when set, and then exactly that, else the usual places.
+    static func installed(_ name: String, override: String) -> String? {
+        if let path = ProcessInfo.processInfo.environment[override] {
+            return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+        }
+        for directory in ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"] {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
     /// LIGHTTPD when set (and then exactly that one), else the usual places.
     static let executable: String? = {
         if let path = ProcessInfo.processInfo.environment["LIGHTTPD"] {
@@ -21,17 +45,24 @@ final class Gateway: @unchecked Sendable {
         return nil
     }()
 
+    let kind: Kind
     let port: Int
     let state: URL
     var baseURL: String { "http://127.0.0.1:\(port)" }
-    /// lighttpd's stderr, which its CGI children inherit: the functions' JSON log lines.
+    /// lighttpd's stderr, which its CGI children inherit, or the FastCGI functions' own
+    /// stderr: the functions' JSON log lines.
     var logFile: URL { state.appendingPathComponent("functions.log") }
     private let process: SpawnedProcess
+    /// The long-running function processes (FastCGI): `childrenPerFunction` per routed function.
+    private(set) var functions: [String: [SpawnedProcess]] = [:]
+    static let childrenPerFunction = 2
 
-    private init(port: Int, state: URL, process: SpawnedProcess) {
+    private init(kind: Kind, port: Int, state: URL, process: SpawnedProcess, functions: [String: [SpawnedProcess]] = [:]) {
+        self.kind = kind
         self.port = port
         self.state = state
         self.process = process
+        self.functions = functions
     }
 
     deinit {
@@ -39,9 +70,11 @@ final class Gateway: @unchecked Sendable {
         try? FileManager.default.removeItem(at: state)
     }
 
-    /// Renders the configuration from `environment` and starts lighttpd; returns once it accepts connections.
-    static func start(environment: [String: String]) throws -> Gateway {
+    /// Renders the configuration from `environment` and starts the server (and, for FastCGI,
+    /// the functions); returns once it accepts connections.
+    static func start(environment: [String: String], kind: Kind = .lighttpdCGI) throws -> Gateway {
         try E2E.requireTools()
+        if kind == .nginxFastCGI { return try startNginx(environment: environment) }
         guard let executable else { throw SpawnedProcess.Failure("lighttpd is not installed") }
         var lastError: any Error = SpawnedProcess.Failure("no attempt made")
         // A free port can be taken between probing and binding: try again on another.
@@ -59,7 +92,7 @@ final class Gateway: @unchecked Sendable {
                     directory: FunctionBinary.repositoryRoot.path,
                     stdout: state.appendingPathComponent("functions.log").path,
                     stderr: state.appendingPathComponent("functions.log").path)
-                let gateway = Gateway(port: port, state: state, process: process)
+                let gateway = Gateway(kind: .lighttpdCGI, port: port, state: state, process: process)
                 try gateway.waitUntilListening()
                 return gateway
             } catch {
@@ -71,7 +104,19 @@ final class Gateway: @unchecked Sendable {
     }
 
     func stop() {
-        process.killAndWait()
+        guard kind == .nginxFastCGI else {
+            process.killAndWait()
+            return
+        }
+        // SIGTERM: nginx's master stops its worker (SIGKILL would leave the worker behind), and
+        // each function finishes the request it is answering.
+        let all = [process] + functions.values.joined()
+        for child in all {
+            child.send(SIGTERM)
+        }
+        for child in all where child.wait(seconds: 10) == nil {
+            child.killAndWait()
+        }
     }
 
     /// The functions' log lines (JSON objects), in order.
@@ -103,6 +148,75 @@ final class Gateway: @unchecked Sendable {
         return config
     }
 
+    private static func startNginx(environment: [String: String]) throws -> Gateway {
+        guard let nginx else { throw SpawnedProcess.Failure("nginx is not installed") }
+        var lastError: any Error = SpawnedProcess.Failure("no attempt made")
+        for _ in 0..<5 {
+            let port = try RedisTestServer.freePort()
+            let state = try E2E.scratchFolder("nginx")
+            var functions: [String: [SpawnedProcess]] = [:]
+            do {
+                try FileManager.default.createDirectory(at: state.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+                for (name, _) in try routedFunctions() {
+                    functions[name] = try startFunction(name, children: childrenPerFunction, state: state, environment: environment)
+                }
+                let config = try renderNginx(port: port, state: state)
+                let process = try SpawnedProcess.spawn(
+                    nginx, ["-e", state.appendingPathComponent("nginx-error.log").path, "-c", config.path],
+                    environment: ["PATH": "/usr/bin:/bin"], directory: state.path,
+                    stdout: state.appendingPathComponent("nginx.log").path, stderr: state.appendingPathComponent("nginx.log").path)
+                let gateway = Gateway(kind: .nginxFastCGI, port: port, state: state, process: process, functions: functions)
+                try gateway.waitUntilListening()
+                return gateway
+            } catch {
+                lastError = error
+                for child in functions.values.joined() { child.killAndWait() }
+                try? FileManager.default.removeItem(at: state)
+            }
+        }
+        throw lastError
+    }
+
+    /// `children` processes of one function on one listening socket, `<state>/<name>.sock`,
+    /// handed to each as its stdin: the FastCGI convention, as `spawn-fcgi -F N` starts them.
+    static func startFunction(_ name: String, children: Int, state: URL, environment: [String: String],
+                              arguments: [String] = []) throws -> [SpawnedProcess] {
+        let socket = try UnixListeningSocket(path: state.appendingPathComponent("\(name).sock").path)
+        defer { socket.close() }
+        let log = state.appendingPathComponent("functions.log").path
+        return try (0..<children).map { _ in
+            try SpawnedProcess.spawn(FunctionBinary.binDirectory.appendingPathComponent(name).path, arguments,
+                                     environment: environment, directory: FunctionBinary.repositoryRoot.path,
+                                     stdout: log, stderr: log, stdinDescriptor: socket.descriptor)
+        }
+    }
+
+    /// (name, route) of every function.json with a route.
+    static func routedFunctions() throws -> [(String, String)] {
+        let folder = FunctionBinary.repositoryRoot.appendingPathComponent("functions")
+        return try FunctionBinary.functionNames.compactMap { name in
+            let data = try Data(contentsOf: folder.appendingPathComponent(name).appendingPathComponent("function.json"))
+            guard let manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let route = manifest["route"] as? String else { return nil }
+            return (name, route)
+        }
+    }
+
+    private static func renderNginx(port: Int, state: URL) throws -> URL {
+        let script = FunctionBinary.repositoryRoot.appendingPathComponent("infra/nginx/render-config.sh").path
+        let config = state.appendingPathComponent("nginx.conf")
+        let errors = state.appendingPathComponent("render.err")
+        let renderer = try SpawnedProcess.spawn(
+            "/bin/bash", [script, String(port), state.path], environment: ["PATH": "/usr/bin:/bin"],
+            directory: FunctionBinary.repositoryRoot.path, stdout: config.path, stderr: errors.path)
+        let (termination, timedOut) = renderer.waitOrKill(limit: 30)
+        guard !timedOut, termination == .exited(0) else {
+            let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw SpawnedProcess.Failure("infra/nginx/render-config.sh ended with \(termination): \(message)")
+        }
+        return config
+    }
+
     /// Until our lighttpd holds the listening socket and accepts on it: a connection alone
     /// could reach someone else's server that took the port first (other test processes on
     /// the machine pick free ports too). 30 s bounds a server that never comes up, not how
@@ -112,13 +226,13 @@ final class Gateway: @unchecked Sendable {
         while Date() < deadline {
             if let ended = process.poll() {
                 let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-                throw SpawnedProcess.Failure("lighttpd ended (\(ended)) at start on port \(port): \(log)")
+                throw SpawnedProcess.Failure("\(kind) ended (\(ended)) at start on port \(port): \(log)")
             }
             if process.listens(onPort: port), Self.accepts(port: port) { return }
             usleep(10_000)
         }
         process.killAndWait()
-        throw SpawnedProcess.Failure("lighttpd did not listen on port \(port) within 30 s")
+        throw SpawnedProcess.Failure("\(kind) did not listen on port \(port) within 30 s")
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.

@@ -5,13 +5,15 @@ import Testing
 import TestSupport
 
 extension EndToEnd {
-    /// The shipped lighttpd configuration against what a determined client does: paths beside
-    /// the routes, connections held open by trickling a body, and reading the rendered file.
-    @Suite("Through lighttpd: exact routes, slow clients, no secret on disk")
+    /// The shipped gateway configurations (lighttpd with CGI, nginx with FastCGI) against what a
+    /// determined client does: paths beside the routes, connections held open by trickling a
+    /// body, and reading the rendered file.
+    @Suite("Through lighttpd and nginx: exact routes, slow clients, no secret on disk")
     struct GatewayHardeningTests {
-        @Test("Only the exact routes reach a binary: prefixes, sub-paths and the build folder are 404; query strings still route")
-        func exactRoutes() throws {
-            let deployment = try Deployment(.sqlite)
+        @Test("Only the exact routes reach a binary: prefixes, sub-paths and the build folder are 404; query strings still route",
+              arguments: Gateway.Kind.allCases)
+        func exactRoutes(_ kind: Gateway.Kind) throws {
+            let deployment = try Deployment(.sqlite, gateway: kind)
             let gateway = deployment.gateway
             let bearer = [("Authorization", "Bearer \(deployment.adminToken)")]
             // SwiftPM leaves <product>.product/Objects.LinkFileList beside the binaries; a
@@ -41,11 +43,15 @@ extension EndToEnd {
                     body: method == "GET" ? [] : Array("{}".utf8)))
                 #expect(answer.status != 404 && !answer.json.isEmpty, "\(method) \(route): \(answer)")
             }
+            // Through the door the gateway speaks, not a fallback.
+            let doors = Set(gateway.logLines().filter { $0["event"] as? String == "request" }.compactMap { $0["door"] as? String })
+            #expect(doors == [kind == .nginxFastCGI ? "fastcgi" : "cgi"], "\(doors)")
         }
 
-        @Test("300 connections trickling a body: a webhook still answers, and the server closes them once they go quiet")
-        func slowClients() throws {
-            let deployment = try Deployment(.sqlite)
+        @Test("300 connections trickling a body: a webhook still answers, and the server closes them once they go quiet",
+              arguments: Gateway.Kind.allCases)
+        func slowClients(_ kind: Gateway.Kind) throws {
+            let deployment = try Deployment(.sqlite, gateway: kind)
             var story = LifecycleSimulator(originalTransactionId: "3000000040", group: 40, start: E2E.nowMilliseconds - 60_000)
             story.subscribe()
             let signed = try #require(try Binaries.sign(story.notifications).first)

@@ -4,9 +4,9 @@ import Testing
 import TestSupport
 
 extension EndToEnd {
-    /// Apple → lighttpd → receive-notification (CGI) → store → process-notifications →
-    /// GET /entitlements, on each backend.
-    @Suite("Through lighttpd: a subscription's life, duplicates, disorder and refusals")
+    /// Apple → lighttpd (CGI) or nginx (FastCGI) → receive-notification → store →
+    /// process-notifications → GET /entitlements, on each backend.
+    @Suite("Through lighttpd and nginx: a subscription's life, duplicates, disorder and refusals")
     struct WebServerLifecycleTests {
         static let day = LifecycleSimulator.day
 
@@ -24,9 +24,9 @@ extension EndToEnd {
         }
 
         @Test("SUBSCRIBED, DID_RENEW, AUTO_RENEW_DISABLED, EXPIRED, RESUBSCRIBE, REFUND; then Apple's retries are duplicates",
-              arguments: Backend.allCases)
-        func aSubscriptionsLife(_ backend: Backend) throws {
-            let deployment = try Deployment(backend)
+              arguments: Backend.allCases, Gateway.Kind.allCases)
+        func aSubscriptionsLife(_ backend: Backend, _ kind: Gateway.Kind) throws {
+            let deployment = try Deployment(backend, gateway: kind)
             let story = Self.demoStory(group: 1, originalTransactionId: "3000000001")
             let signed = try Binaries.sign(story.notifications)
             let id = story.originalTransactionId
@@ -72,9 +72,9 @@ extension EndToEnd {
             #expect(deployment.gateway.requestLines(of: "receive-notification").count == 9)
         }
 
-        @Test("Delivered shuffled, with the worker after each: the same entitlement as in order", arguments: Backend.allCases)
-        func outOfOrderDelivery(_ backend: Backend) throws {
-            let deployment = try Deployment(backend)
+        @Test("Delivered shuffled, with the worker after each: the same entitlement as in order", arguments: Backend.allCases, Gateway.Kind.allCases)
+        func outOfOrderDelivery(_ backend: Backend, _ kind: Gateway.Kind) throws {
+            let deployment = try Deployment(backend, gateway: kind)
             let story = Self.demoStory(group: 2, originalTransactionId: "3000000002")
             let signed = try Binaries.sign(story.notifications)
             var generator = SeededGenerator(seed: 0x5EED_0002)
@@ -110,9 +110,9 @@ extension EndToEnd {
         }
 
         @Test("A bad signature, another app, another environment, no or a wrong bearer token: refused, nothing stored",
-              arguments: Backend.allCases)
-        func refusals(_ backend: Backend) throws {
-            let deployment = try Deployment(backend)
+              arguments: Backend.allCases, Gateway.Kind.allCases)
+        func refusals(_ backend: Backend, _ kind: Gateway.Kind) throws {
+            let deployment = try Deployment(backend, gateway: kind)
             var story = LifecycleSimulator(originalTransactionId: "3000000003", group: 3, start: E2E.nowMilliseconds - 60_000)
             story.subscribe()
             let genuine = story.notifications[0]

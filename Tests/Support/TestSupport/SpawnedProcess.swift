@@ -40,10 +40,11 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments`. `environment` nil passes this process's own;
     /// `directory` nil keeps this process's working directory. `stdout` and `stderr` are
     /// appended to (created when missing); the same path may be given for both.
+    /// `stdinDescriptor`, when given, is the child's stdin instead of the `stdin` file.
     public static func spawn(_ executable: String, _ arguments: [String] = [],
                              environment: [String: String]? = nil, directory: String? = nil,
                              stdin: String = "/dev/null", stdout: String = "/dev/null",
-                             stderr: String = "/dev/null") throws -> SpawnedProcess {
+                             stderr: String = "/dev/null", stdinDescriptor: Int32? = nil) throws -> SpawnedProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -59,7 +60,12 @@ public final class SpawnedProcess: @unchecked Sendable {
         var files = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&files)
         defer { posix_spawn_file_actions_destroy(&files) }
-        posix_spawn_file_actions_addopen(&files, 0, stdin, O_RDONLY, 0)
+        if let stdinDescriptor {
+            // A descriptor of this process (a listening socket, as spawn-fcgi hands it over).
+            posix_spawn_file_actions_adddup2(&files, stdinDescriptor, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&files, 0, stdin, O_RDONLY, 0)
+        }
         posix_spawn_file_actions_addopen(&files, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&files, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         if let directory {

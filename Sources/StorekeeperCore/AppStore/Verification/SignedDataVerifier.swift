@@ -285,13 +285,13 @@ public final class SignedDataVerifier {
     /// else from the store's, else by parsing and validating the chain (and, with online
     /// checks, OCSP), remembering the result in both.
     private func verifiedLeafKey(x5c: [String], at time: Date, now: Date) throws(VerificationError) -> VerifiedChainCache.Entry {
-        if let entry = chains.entry(leaf: x5c[0], intermediate: x5c[1]), isUsable(entry, at: time, now: now) {
+        if let entry = chains.entry(leaf: x5c[0], intermediate: x5c[1], now: now), isUsable(entry, at: time, now: now) {
             return entry
         }
         let storeKey = StoreKeys.verifiedChain(leaf: x5c[0], intermediate: x5c[1],
                                                roots: try configuration.trustAnchors.identity())
         if let entry = cachedChain(storeKey), isUsable(entry, at: time, now: now) {
-            chains.insert(leaf: x5c[0], intermediate: x5c[1], entry)
+            chains.insert(leaf: x5c[0], intermediate: x5c[1], entry, now: now)
             return entry
         }
         let online = onlineChecks
@@ -334,7 +334,7 @@ public final class SignedDataVerifier {
             validUntil: chain.map(\.notAfter).min() ?? leaf.notAfter,
             revocationFreshUntil: processFreshUntil,
             revocation: outcome)
-        chains.insert(leaf: x5c[0], intermediate: x5c[1], entry)
+        chains.insert(leaf: x5c[0], intermediate: x5c[1], entry, now: now)
         // Only a chain whose online status is settled is shared: a soft-failed check is
         // tried again by the next process.
         if !online || freshUntil != nil {
