@@ -29,7 +29,8 @@ public struct EntitlementRepository {
             } catch {
                 return .keep(Result<EntitlementUpdate, EntitlementError>.failure(error))
             }
-            guard update.outcome == .applied, let record = update.record else { return .keep(.success(update)) }
+            // A stale fact still adds its timeline entry: written, in the same compare-and-set.
+            guard let record = update.record, record != current else { return .keep(.success(update)) }
             if current == nil {
                 // Indexed before the first write: a crash in between leaves an id without
                 // a record (reconciliation asks Apple about it), never a record nobody finds.
@@ -42,6 +43,7 @@ public struct EntitlementRepository {
         // the record write and the links finishes the job on redelivery.
         if update.record != nil {
             try link(originalTransactionId, userId: userId, appAccountToken: event.transaction?.appAccountToken)
+            try index(originalTransactionId, of: event)
         }
         return update
     }
@@ -122,5 +124,35 @@ public struct EntitlementRepository {
             || String(decoding: try store.get(StoreKeys.owner(originalTransactionId))?.bytes ?? [], as: UTF8.self) == userId {
             try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
         }
+    }
+
+    // MARK: Finding a customer by Apple's ids (issue 14)
+
+    /// Indexes the subscription under the ids Apple gave the fact: its transaction id, and
+    /// the app-transaction id (the one customer id RESCIND_CONSENT carries). Idempotent.
+    private func index(_ originalTransactionId: String, of event: AppleFact) throws {
+        if let transactionId = event.transaction?.transactionId, transactionId != originalTransactionId {
+            _ = try store.setIfAbsent(StoreKeys.transaction(transactionId), Array(originalTransactionId.utf8), expiresIn: nil)
+        }
+        for appTransactionId in Set([event.transaction?.appTransactionId, event.renewalInfo?.appTransactionId].compactMap { $0 })
+        where !appTransactionId.isEmpty {
+            try store.addToSet(StoreKeys.appTransaction(appTransactionId), originalTransactionId)
+        }
+    }
+
+    /// The subscription a transaction id belongs to: itself when it is the original one.
+    public func originalTransactionId(ofTransaction transactionId: String) throws -> String? {
+        if let id = try store.get(StoreKeys.transaction(transactionId)) { return String(decoding: id.bytes, as: UTF8.self) }
+        return try record(transactionId) != nil ? transactionId : nil
+    }
+
+    /// The subscriptions that carried an app-transaction id.
+    public func originalTransactionIds(ofAppTransaction appTransactionId: String) throws -> [String] {
+        try store.setMembers(StoreKeys.appTransaction(appTransactionId))
+    }
+
+    /// The user that owns a subscription, if any.
+    public func user(ofSubscription originalTransactionId: String) throws -> String? {
+        try store.get(StoreKeys.owner(originalTransactionId)).map { String(decoding: $0.bytes, as: UTF8.self) }
     }
 }

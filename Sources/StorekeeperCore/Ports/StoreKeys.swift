@@ -38,6 +38,8 @@ import OpenSSLCrypto
 /// | `user:<userId>:sessions` | set of the session digests of a user, to end them all | — | Sign in with Apple |
 /// | `user:<userId>:apple-token` | the refresh token, AES-256-GCM sealed with STOREKEEPER_DATA_KEY, and its client id | — | siwa-callback, siwa-native; deleted on revocation, consent-revoked, deletion |
 /// | `user:<userId>:apple-token-check` | "1": the refresh token was checked against Apple today | 24 h | refresh-token checks |
+/// | `appstore:apptransaction:<appTransactionId>` | set of the original transaction ids that carried Apple's app-transaction id: the customer RESCIND_CONSENT and get-customer name by it | — | entitlement writes |
+/// | `appstore:transaction:<transactionId>` | the original transaction id of a later transaction (renewals, crossgrades), so get-customer finds a customer by any transaction id | — | entitlement writes |
 /// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
@@ -162,5 +164,15 @@ public enum StoreKeys {
 
     public static func accountDeletion(_ userId: String) -> String {
         "user:" + userId + ":deleted"
+    }
+
+    // MARK: Customers (issue 14)
+
+    public static func appTransaction(_ appTransactionId: String) -> String {
+        "appstore:apptransaction:" + appTransactionId
+    }
+
+    public static func transaction(_ transactionId: String) -> String {
+        "appstore:transaction:" + transactionId
     }
 }

@@ -1,0 +1,107 @@
+/// One customer, as `get-customer` answers it (and `my-entitlements` for the signed-in user
+/// itself): the entitlements by name, every purchase with its facts, and the timeline.
+///
+/// Built by one function, `init(of:catalog:now:)`, from the customer's stored records,
+/// their `CustomerRecord` (grants, support operations) and the catalog, so every answer that
+/// speaks of entitlements agrees.
+public struct CustomerAnswer: Encodable, Sendable, Equatable {
+    /// Timeline entries answered unless the caller asks for more (`historyLimit`).
+    public static let defaultHistoryLimit = 100
+
+    /// What the answer is built from: what the store holds about one customer.
+    public struct Source: Sendable {
+        /// nil when no user is linked (asked by a purchase nobody claimed).
+        public var userId: String?
+        public var appAccountTokens: [String]
+        public var records: [EntitlementRecord]
+        public var customer: CustomerRecord?
+        /// Only this app's purchases and grants; nil for every app.
+        public var bundleId: String?
+        public var historyLimit: Int
+
+        public init(userId: String?, appAccountTokens: [String] = [], records: [EntitlementRecord],
+                    customer: CustomerRecord? = nil, bundleId: String? = nil, historyLimit: Int = CustomerAnswer.defaultHistoryLimit) {
+            self.userId = userId
+            self.appAccountTokens = appAccountTokens
+            self.records = records
+            self.customer = customer
+            self.bundleId = bundleId
+            self.historyLimit = historyLimit
+        }
+    }
+
+    public var userId: String?
+    /// Sorted: the tokens the customer's purchases carried, and any the caller named.
+    public var appAccountTokens: [String]
+    /// By entitlement name: every entitlement a purchase or grant of the customer gives,
+    /// active or not.
+    public var entitlements: [String: CustomerEntitlement]
+    /// Auto-renewable subscriptions by product id (the latest purchase of a product when
+    /// there are several).
+    public var subscriptions: [String: CustomerSubscription]
+    /// Oldest first.
+    public var nonSubscriptions: [NonSubscriptionPurchase]
+    /// Oldest first, the last `historyLimit` entries.
+    public var history: [HistoryEntry]
+
+    /// The answer at `now` (milliseconds).
+    public init(of source: Source, catalog: Catalog, now: Int64) {
+        let purchases = source.records
+            .compactMap { CustomerPurchase($0, catalog: catalog, now: now) }
+            .filter { source.bundleId == nil || $0.bundleId == source.bundleId }
+            .sorted { $1.latest.isLaterPeriod(than: $0.latest) }
+        let grants = (source.customer?.grants ?? []).filter {
+            source.bundleId == nil || $0.bundleId == nil || $0.bundleId == source.bundleId
+        }
+        userId = source.userId
+        let tokens = purchases.flatMap { $0.record.transactions.values.compactMap(\.appAccountToken) }
+        appAccountTokens = Set((tokens + source.appAccountTokens).map { $0.lowercased() }).sorted()
+        entitlements = Self.entitlements(purchases: purchases, grants: grants, now: now)
+        var subscriptions: [String: CustomerSubscription] = [:]
+        for purchase in purchases where purchase.isSubscription {
+            // Oldest first, so the latest purchase of a product is the one kept.
+            subscriptions[purchase.latest.productId ?? purchase.record.originalTransactionId] = CustomerSubscription(purchase)
+        }
+        self.subscriptions = subscriptions
+        nonSubscriptions = purchases.filter { !$0.isSubscription }.flatMap { purchase in
+            purchase.record.transactions.values.sorted { $1.isLaterPeriod(than: $0) }
+                .map { NonSubscriptionPurchase(purchase, transaction: $0) }
+        }
+        history = Self.history(purchases.flatMap(\.record.history) + (source.customer?.history ?? []),
+                               limit: source.historyLimit)
+    }
+
+    /// Each entitlement from every candidate that gives it, described by the one that decides.
+    static func entitlements(purchases: [CustomerPurchase], grants: [EntitlementGrant], now: Int64) -> [String: CustomerEntitlement] {
+        var candidates: [String: [CustomerEntitlement]] = [:]
+        for purchase in purchases {
+            for name in purchase.entitlements { candidates[name, default: []].append(CustomerEntitlement(purchase)) }
+        }
+        for grant in grants {
+            candidates[grant.entitlement, default: []].append(CustomerEntitlement(grant, now: now))
+        }
+        return candidates.compactMapValues { $0.max { CustomerEntitlement.decides($1, over: $0) } }
+    }
+
+    /// Every entry once, oldest first, the newest `limit` of them.
+    static func history(_ entries: [HistoryEntry], limit: Int) -> [HistoryEntry] {
+        var seen = Set<String>()
+        let unique = entries.sorted(by: HistoryEntry.chronological).filter { seen.insert($0.id).inserted }
+        return Array(unique.suffix(max(limit, 0)))
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userId, appAccountTokens, entitlements, subscriptions, nonSubscriptions, history
+    }
+
+    /// `userId` is null, not absent, when no user is linked.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(appAccountTokens, forKey: .appAccountTokens)
+        try container.encode(entitlements, forKey: .entitlements)
+        try container.encode(subscriptions, forKey: .subscriptions)
+        try container.encode(nonSubscriptions, forKey: .nonSubscriptions)
+        try container.encode(history, forKey: .history)
+    }
+}
