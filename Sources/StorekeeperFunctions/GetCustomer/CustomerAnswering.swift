@@ -1,0 +1,32 @@
+import FoundationEssentials
+import FunctionRuntime
+import StorekeeperCore
+
+/// What get-customer and my-entitlements share: the catalog their answers are computed with,
+/// and the one way from a key to a customer answer.
+struct CustomerAnswering {
+    /// The settings that describe the catalog.
+    static let variables: [SettingUse] = [
+        .declared(StorekeeperSettings.bundleId), .declared(StorekeeperSettings.appAppleId),
+        .declared(StorekeeperSettings.acceptedEnvironments), .declared(RuntimeSettings.storeURL),
+    ]
+
+    let catalog: Catalog
+
+    init(environment: EnvironmentVariables) throws {
+        catalog = Catalog.singleApp(
+            bundleId: try environment.required(StorekeeperSettings.bundleId),
+            appAppleId: try environment.value(StorekeeperSettings.appAppleId),
+            environments: try environment.required(StorekeeperSettings.acceptedEnvironments))
+    }
+
+    /// The customer's answer at `now`; nil when nothing matches the key.
+    func answer(_ key: CustomerLookup.Key, bundleId: String? = nil, historyLimit: Int = CustomerAnswer.defaultHistoryLimit,
+                store: any KeyValueStore, now: Date) throws -> CustomerAnswer? {
+        let repository = EntitlementRepository(store: store)
+        guard var source = try CustomerLookup(repository: repository).source(of: key, customer: { _ in nil }) else { return nil }
+        source.bundleId = bundleId
+        source.historyLimit = historyLimit
+        return CustomerAnswer(of: source, catalog: catalog, now: now.millisecondsSince1970)
+    }
+}
