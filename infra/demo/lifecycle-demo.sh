@@ -3,7 +3,9 @@
 # (lighttpd running the functions as CGI) on the embedded default store (SQLite), then plays
 # SUBSCRIBED/INITIAL_BUY, DID_RENEW, DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED,
 # EXPIRED/VOLUNTARY, a resubscribe and a refund as signed notifications POSTed over HTTP,
-# runs the worker after each, and prints the entitlement as get-entitlements answers it.
+# runs the worker after each, and prints the entitlement as get-entitlements answers it, and
+# the customer as get-customer answers it: "pro: active/inactive", the deciding product, and
+# the subscription's status (active, expired, refunded).
 # Stops what it started. Needs $BIN (the built function binaries).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -60,6 +62,11 @@ step() { # TITLE WHEN SIGNED_PAYLOAD
     "            GET /entitlements → \($e.status)\(if $e.active then " (paid features ON)" else " (paid features off)" end)"
     + ", auto-renew \(if $e.autoRenew then "on" else "off" end)"
     + ", expires \($e.expiresDate / 1000 | strftime("%F"))"'
+  curl -s -H "Authorization: Bearer $STOREKEEPER_ADMIN_TOKEN" "$base/customers?appAccountToken=$token" | jq -r '
+    .customer as $c | ($c.subscriptions | to_entries | map("\(.key) \(.value.status)") | join(", ")) as $subs |
+    ($c.entitlements | to_entries[] |
+      "            GET /customers → \(.key): \(if .value.active then "active" else "inactive" end)"
+      + " (deciding: \(.value.productId // .value.grantedBy))") + "; subscription: \($subs)"'
 }
 
 echo "Storekeeper demo: a subscription's lifecycle through lighttpd ($base), state in $STORE_URL"
