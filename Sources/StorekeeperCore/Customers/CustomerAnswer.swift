@@ -8,12 +8,24 @@ public struct CustomerAnswer: Encodable, Sendable, Equatable {
     /// Timeline entries answered unless the caller asks for more (`historyLimit`).
     public static let defaultHistoryLimit = 100
 
+    /// One stored record and the app it is stored under (nil: the record's own transaction
+    /// says, or the only app).
+    public struct StoredRecord: Sendable {
+        public var bundleId: String?
+        public var record: EntitlementRecord
+
+        public init(bundleId: String?, record: EntitlementRecord) {
+            self.bundleId = bundleId
+            self.record = record
+        }
+    }
+
     /// What the answer is built from: what the store holds about one customer.
     public struct Source: Sendable {
         /// nil when no user is linked (asked by a purchase nobody claimed).
         public var userId: String?
         public var appAccountTokens: [String]
-        public var records: [EntitlementRecord]
+        public var records: [StoredRecord]
         public var customer: CustomerRecord?
         /// Only this app's purchases and grants; nil for every app.
         public var bundleId: String?
@@ -23,10 +35,15 @@ public struct CustomerAnswer: Encodable, Sendable, Equatable {
                     customer: CustomerRecord? = nil, bundleId: String? = nil, historyLimit: Int = CustomerAnswer.defaultHistoryLimit) {
             self.userId = userId
             self.appAccountTokens = appAccountTokens
-            self.records = records
+            self.records = records.map { StoredRecord(bundleId: nil, record: $0) }
             self.customer = customer
             self.bundleId = bundleId
             self.historyLimit = historyLimit
+        }
+
+        public init(userId: String?, appAccountTokens: [String], stored: [StoredRecord], customer: CustomerRecord?) {
+            self.init(userId: userId, appAccountTokens: appAccountTokens, records: [], customer: customer)
+            records = stored
         }
     }
 
@@ -47,7 +64,7 @@ public struct CustomerAnswer: Encodable, Sendable, Equatable {
     /// The answer at `now` (milliseconds).
     public init(of source: Source, catalog: Catalog, now: Int64) {
         let purchases = source.records
-            .compactMap { CustomerPurchase($0, catalog: catalog, now: now) }
+            .compactMap { CustomerPurchase($0.record, storedUnder: $0.bundleId, catalog: catalog, now: now) }
             .filter { source.bundleId == nil || $0.bundleId == source.bundleId }
             .sorted { $1.latest.isLaterPeriod(than: $0.latest) }
         let grants = (source.customer?.grants ?? []).filter {

@@ -21,13 +21,13 @@ struct CustomerPurchase {
     let active: Bool
     let entitlements: [String]
 
-    init?(_ record: EntitlementRecord, catalog: Catalog, now: Int64) {
+    init?(_ record: EntitlementRecord, storedUnder storedBundleId: String? = nil, catalog: Catalog, now: Int64) {
         guard let latest = record.latestTransaction else { return nil }
         self.record = record
         self.latest = latest
         let product = latest.productId.flatMap(catalog.product)
-        let app = Self.app(of: latest, in: catalog)
-        bundleId = latest.bundleId ?? app?.bundleId
+        let app = Self.app(of: latest, storedUnder: storedBundleId, in: catalog)
+        bundleId = storedBundleId ?? latest.bundleId ?? app?.bundleId
         type = product?.type?.transactionType ?? latest.type
         let duration = product?.durationDays.map { Int64($0) * Self.millisecondsPerDay }
         status = record.status(at: now, nonRenewingDuration: duration)
@@ -37,10 +37,10 @@ struct CustomerPurchase {
         entitlements = type == .consumable ? [] : product?.entitlements ?? []
     }
 
-    /// The app a purchase belongs to: the one its bundle id names; for a record stored before
-    /// bundle ids were kept, the only app.
-    static func app(of transaction: TransactionFacts, in catalog: Catalog) -> CatalogApp? {
-        if let bundleId = transaction.bundleId { return catalog.app(bundleId: bundleId) }
+    /// The app a purchase belongs to: the one it is stored under, or its bundle id names; for
+    /// a record of unknown app, the only app.
+    static func app(of transaction: TransactionFacts, storedUnder storedBundleId: String?, in catalog: Catalog) -> CatalogApp? {
+        if let bundleId = storedBundleId ?? transaction.bundleId { return catalog.app(bundleId: bundleId) }
         return catalog.apps.count == 1 ? catalog.apps.first : nil
     }
 

@@ -18,10 +18,10 @@ public struct EntitlementRepository {
     /// Safe to repeat: a second application is a duplicate and changes nothing.
     @discardableResult
     public func apply(_ event: AppleFact, userId: String? = nil) throws -> EntitlementUpdate {
-        guard let originalTransactionId = event.originalTransactionId else {
+        guard let subscription = event.subscription else {
             return try EntitlementEngine.apply(event, to: nil)
         }
-        let applied = try store.update(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self,
+        let applied = try store.update(StoreKeys.entitlement(subscription), as: EntitlementRecord.self,
                                        attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             let update: EntitlementUpdate
             do throws(EntitlementError) {
@@ -34,7 +34,7 @@ public struct EntitlementRepository {
             if current == nil {
                 // Indexed before the first write: a crash in between leaves an id without
                 // a record (reconciliation asks Apple about it), never a record nobody finds.
-                try store.addToSet(StoreKeys.entitlementIndex, originalTransactionId)
+                try store.addToSet(StoreKeys.subscriptionIndex, subscription.member)
             }
             return .write(record, .success(update))
         }
@@ -42,32 +42,39 @@ public struct EntitlementRepository {
         // Linking is idempotent, so it is done for duplicates too: a worker killed between
         // the record write and the links finishes the job on redelivery.
         if update.record != nil {
-            try link(originalTransactionId, userId: userId, appAccountToken: event.transaction?.appAccountToken)
-            try index(originalTransactionId, of: event)
+            try link(subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken)
+            try index(subscription, of: event)
         }
         return update
     }
 
-    /// Every original transaction id that has (or was about to get) a record, sorted.
-    public func allOriginalTransactionIds() throws -> [String] {
-        try store.setMembers(StoreKeys.entitlementIndex)
+    /// Every subscription that has (or was about to get) a record, sorted; of one app when
+    /// `bundleId` is given.
+    public func allSubscriptions(of bundleId: String? = nil) throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.subscriptionIndex)).filter { bundleId == nil || $0.bundleId == bundleId }
     }
 
-    public func record(_ originalTransactionId: String) throws -> EntitlementRecord? {
-        try store.get(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self)
+    /// The apps that have a subscription with this original transaction id: a walk of the
+    /// index, for a caller that was not told the app.
+    public func apps(holding originalTransactionId: String) throws -> [String] {
+        try allSubscriptions().filter { $0.originalTransactionId == originalTransactionId }.map(\.bundleId)
     }
 
-    /// The entitlements of these subscriptions as of `now`, each once, in id order; ids with
+    public func record(_ subscription: SubscriptionRef) throws -> EntitlementRecord? {
+        try store.get(StoreKeys.entitlement(subscription), as: EntitlementRecord.self)
+    }
+
+    /// The entitlements of these subscriptions as of `now`, each once, in order; those with
     /// no record are skipped. Each carries Apple's last reconciliation answer while it is fresh.
-    public func entitlements(of originalTransactionIds: [String], now: Date) throws -> [Entitlement] {
-        try Set(originalTransactionIds).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
+    public func entitlements(of subscriptions: [SubscriptionRef], now: Date) throws -> [Entitlement] {
+        try Set(subscriptions).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
     }
 
     /// Records what Apple answered about a subscription that has a record (compare-and-set,
     /// like every write of a record). False when there is no record.
     @discardableResult
-    public func confirm(_ snapshot: AppleStatusSnapshot, for originalTransactionId: String) throws -> Bool {
-        try store.update(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self,
+    public func confirm(_ snapshot: AppleStatusSnapshot, for subscription: SubscriptionRef) throws -> Bool {
+        try store.update(StoreKeys.entitlement(subscription), as: EntitlementRecord.self,
                          attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             guard var record = current else { return .keep(false) }
             record.confirmedByApple = snapshot
@@ -75,14 +82,23 @@ public struct EntitlementRepository {
         }
     }
 
-    /// The original transaction ids of a user, including those that carried the user's
-    /// appAccountToken before the user was known.
-    public func originalTransactionIds(ofUser userId: String) throws -> [String] {
-        try store.setMembers(StoreKeys.userTransactions(userId))
+    /// The subscriptions of a user, every app, including those that carried the user's
+    /// appAccountToken before the user was known; sorted.
+    public func subscriptions(ofUser userId: String) throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.userSubscriptions(userId)))
     }
 
-    public func originalTransactionIds(ofAppAccountToken token: String) throws -> [String] {
-        try store.setMembers(StoreKeys.appAccountTokenTransactions(token))
+    public func subscriptions(ofAppAccountToken token: String) throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.appAccountTokenSubscriptions(token)))
+    }
+
+    /// The user that owns a subscription, if it is linked.
+    public func owner(of subscription: SubscriptionRef) throws -> String? {
+        try store.get(StoreKeys.owner(subscription)).map { String(decoding: $0.bytes, as: UTF8.self) }
+    }
+
+    private static func references(_ members: [String]) -> [SubscriptionRef] {
+        members.compactMap(SubscriptionRef.init(member:)).sorted()
     }
 
     /// The user an appAccountToken was handed to, if any.
@@ -105,24 +121,24 @@ public struct EntitlementRepository {
         // Subscriptions that carried the token before the user was known join the user now.
         // Also when the token was already this user's and the mark is missing: a run killed
         // between the claim and these links is finished by the next one (linking is idempotent).
-        for originalTransactionId in try originalTransactionIds(ofAppAccountToken: token) {
-            try link(originalTransactionId, userId: userId, appAccountToken: nil)
+        for subscription in try subscriptions(ofAppAccountToken: token) {
+            try link(subscription, userId: userId, appAccountToken: nil)
         }
         try store.set(linked, Array("1".utf8), expiresIn: nil)
         return true
     }
 
-    private func link(_ originalTransactionId: String, userId explicitUser: String?, appAccountToken: String?) throws {
+    private func link(_ subscription: SubscriptionRef, userId explicitUser: String?, appAccountToken: String?) throws {
         var userId = explicitUser
         if let token = appAccountToken, !token.isEmpty {
-            try store.addToSet(StoreKeys.appAccountTokenTransactions(token), originalTransactionId)
+            try store.addToSet(StoreKeys.appAccountTokenSubscriptions(token), subscription.member)
             if userId == nil { userId = try user(ofAppAccountToken: token) }
         }
         guard let userId else { return }
         // The first owner of a subscription keeps it; a different user is not silently linked.
-        if try store.setIfAbsent(StoreKeys.owner(originalTransactionId), Array(userId.utf8), expiresIn: nil)
-            || String(decoding: try store.get(StoreKeys.owner(originalTransactionId))?.bytes ?? [], as: UTF8.self) == userId {
-            try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
+        if try store.setIfAbsent(StoreKeys.owner(subscription), Array(userId.utf8), expiresIn: nil)
+            || (try owner(of: subscription)) == userId {
+            try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
         }
     }
 
@@ -130,29 +146,27 @@ public struct EntitlementRepository {
 
     /// Indexes the subscription under the ids Apple gave the fact: its transaction id, and
     /// the app-transaction id (the one customer id RESCIND_CONSENT carries). Idempotent.
-    private func index(_ originalTransactionId: String, of event: AppleFact) throws {
-        if let transactionId = event.transaction?.transactionId, transactionId != originalTransactionId {
-            _ = try store.setIfAbsent(StoreKeys.transaction(transactionId), Array(originalTransactionId.utf8), expiresIn: nil)
+    private func index(_ subscription: SubscriptionRef, of event: AppleFact) throws {
+        if let transactionId = event.transaction?.transactionId, !transactionId.isEmpty {
+            try store.addToSet(StoreKeys.transaction(transactionId), subscription.member)
         }
         for appTransactionId in Set([event.transaction?.appTransactionId, event.renewalInfo?.appTransactionId].compactMap { $0 })
         where !appTransactionId.isEmpty {
-            try store.addToSet(StoreKeys.appTransaction(appTransactionId), originalTransactionId)
+            try store.addToSet(StoreKeys.appTransaction(appTransactionId), subscription.member)
         }
     }
 
-    /// The subscription a transaction id belongs to: itself when it is the original one.
-    public func originalTransactionId(ofTransaction transactionId: String) throws -> String? {
-        if let id = try store.get(StoreKeys.transaction(transactionId)) { return String(decoding: id.bytes, as: UTF8.self) }
-        return try record(transactionId) != nil ? transactionId : nil
+    /// The subscriptions a transaction id belongs to (one, but for test environments that
+    /// hand the same ids to two apps). A store written before the index knows an original
+    /// transaction id by its record: `apps` are looked in for it.
+    public func subscriptions(ofTransaction transactionId: String, apps: [String]) throws -> [SubscriptionRef] {
+        let indexed = try Self.references(store.setMembers(StoreKeys.transaction(transactionId)))
+        guard indexed.isEmpty else { return indexed }
+        return try apps.map { SubscriptionRef(bundleId: $0, originalTransactionId: transactionId) }.filter { try record($0) != nil }
     }
 
     /// The subscriptions that carried an app-transaction id.
-    public func originalTransactionIds(ofAppTransaction appTransactionId: String) throws -> [String] {
-        try store.setMembers(StoreKeys.appTransaction(appTransactionId))
-    }
-
-    /// The user that owns a subscription, if any.
-    public func user(ofSubscription originalTransactionId: String) throws -> String? {
-        try store.get(StoreKeys.owner(originalTransactionId)).map { String(decoding: $0.bytes, as: UTF8.self) }
+    public func subscriptions(ofAppTransaction appTransactionId: String) throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.appTransaction(appTransactionId)))
     }
 }

@@ -23,8 +23,8 @@ struct CustomerAnswering {
     /// The customer's answer at `now`; nil when nothing matches the key.
     func answer(_ key: CustomerLookup.Key, bundleId: String? = nil, historyLimit: Int = CustomerAnswer.defaultHistoryLimit,
                 store: any KeyValueStore, now: Date) throws -> CustomerAnswer? {
-        let repository = EntitlementRepository(store: store)
-        guard var source = try CustomerLookup(repository: repository).source(of: key, customer: { _ in nil }) else { return nil }
+        let apps = bundleId.map { [$0] } ?? catalog.apps.map(\.bundleId)
+        guard var source = try CustomerLookup(store: store).source(of: key, apps: apps) else { return nil }
         source.bundleId = bundleId
         source.historyLimit = historyLimit
         return CustomerAnswer(of: source, catalog: catalog, now: now.millisecondsSince1970)
