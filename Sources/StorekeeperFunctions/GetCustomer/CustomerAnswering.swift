@@ -5,19 +5,13 @@ import StorekeeperCore
 /// What get-customer and my-entitlements share: the catalog their answers are computed with,
 /// and the one way from a key to a customer answer.
 struct CustomerAnswering {
-    /// The settings that describe the catalog.
-    static let variables: [SettingUse] = [
-        .declared(StorekeeperSettings.bundleId), .declared(StorekeeperSettings.appAppleId),
-        .declared(StorekeeperSettings.acceptedEnvironments), .declared(RuntimeSettings.storeURL),
-    ]
+    /// The settings that describe the catalog, and the store.
+    static let variables: [SettingUse] = AppStoreSettings.catalogVariables + [.declared(RuntimeSettings.storeURL)]
 
     let catalog: Catalog
 
     init(environment: EnvironmentVariables) throws {
-        catalog = Catalog.singleApp(
-            bundleId: try environment.required(StorekeeperSettings.bundleId),
-            appAppleId: try environment.value(StorekeeperSettings.appAppleId),
-            environments: try environment.required(StorekeeperSettings.acceptedEnvironments))
+        catalog = try StorekeeperSettings.catalog(in: environment)
     }
 
     /// The customer's answer at `now`; nil when nothing matches the key.

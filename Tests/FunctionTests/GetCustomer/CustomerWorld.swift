@@ -23,7 +23,35 @@ struct CustomerWorld {
             "STORE_URL": "sqlite:" + storePath,
         ]
         environment.merge(extraEnvironment) { $1 }
+        if environment["STOREKEEPER_CATALOG"] != nil {
+            // The catalog names the apps; the one-app variables beside it are a mistake.
+            environment["APPSTORE_BUNDLE_ID"] = nil
+            environment["APPSTORE_APP_APPLE_ID"] = nil
+        }
         return environment
+    }
+
+    /// A world whose catalog is this JSON (written to a file of its own).
+    static func withCatalog(_ catalog: [String: Any]) throws -> CustomerWorld {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: catalog).write(to: path)
+        var world = CustomerWorld()
+        world.extraEnvironment["STOREKEEPER_CATALOG"] = path.path
+        return world
+    }
+
+    /// One app selling a monthly, a lifetime and a 30-day pass that all grant `pro`.
+    static func proCatalog(sandboxGrants: Bool = true) -> [String: Any] {
+        [
+            "apps": [["bundleId": bundleId, "appAppleId": 1_234_567_890, "environments": ["Production", "Sandbox"],
+                      "sandboxGrants": sandboxGrants]],
+            "entitlements": ["pro": ["description": "Paid features"]],
+            "products": [
+                "com.example.pro.monthly": ["entitlements": ["pro"]],
+                "com.example.lifetime": ["type": "NonConsumable", "entitlements": ["pro"]],
+                "com.example.pass30": ["type": "NonRenewingSubscription", "durationDays": 30, "entitlements": ["pro"]],
+            ],
+        ]
     }
 
     /// An auto-renewable transaction's payload; `fields` override or add (nil removes).

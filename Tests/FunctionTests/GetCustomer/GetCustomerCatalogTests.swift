@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// `get-customer` with a catalog (STOREKEEPER_CATALOG): entitlements by name, given by several
+/// products, decided by the latest expiry; the sandbox policy; non-renewing durations.
+@Suite("get-customer: entitlements from the catalog")
+struct GetCustomerCatalogTests {
+    typealias World = CustomerWorld
+    static let day = World.day
+    static let now = World.now
+
+    @Test func aRefundOfOneOfTwoProductsLeavesProToTheOther() throws {
+        let world = try World.withCatalog(World.proCatalog())
+        try world.ingest([
+            (World.transaction("5000", product: "com.example.pro.monthly"), World.renewal(original: "5000", product: "com.example.pro.monthly")),
+            (World.transaction("5100", product: "com.example.lifetime", type: "Non-Consumable", expires: nil), nil),
+        ], userId: "u-two")
+        let both = try #require(try world.customerObject(["userId": "u-two"]).object("entitlements"))
+        #expect(both.keys.sorted() == ["pro"])
+        #expect(both.object("pro")?["productId"] as? String == "com.example.lifetime", "no expiry is the latest")
+
+        // Apple refunds the lifetime purchase: pro stays, now from the monthly.
+        try world.ingest([(World.transaction("5100", product: "com.example.lifetime", type: "Non-Consumable", expires: nil,
+                                             ["revocationDate": Self.now - 3_600_000, "revocationReason": 0,
+                                              "revocationType": "REFUND_FULL", "signedDate": Self.now - 3_600_000]), nil)],
+                         userId: "u-two")
+        let customer = try world.customerObject(["userId": "u-two"])
+        let pro = try #require(customer.object("entitlements")?.object("pro"))
+        #expect(pro["active"] as? Bool == true)
+        #expect(pro["productId"] as? String == "com.example.pro.monthly")
+        let lifetime = try #require((customer["nonSubscriptions"] as? [[String: Any]])?.first)
+        #expect(lifetime["status"] as? String == "refunded")
+        #expect(lifetime["revocationDate"] as? Int64 == Self.now - 3_600_000)
+        #expect(lifetime["active"] as? Bool == false)
+    }
+
+    @Test(arguments: [true, false])
+    func sandboxPurchasesGrantOnlyWhenTheAppSaysSo(sandboxGrants: Bool) throws {
+        let world = try World.withCatalog(World.proCatalog(sandboxGrants: sandboxGrants))
+        try world.ingest([(World.transaction("6000", product: "com.example.pro.monthly"), nil)], userId: "u-review")
+        let customer = try world.customerObject(["userId": "u-review"])
+        let pro = try #require(customer.object("entitlements")?.object("pro"))
+        #expect(pro["active"] as? Bool == sandboxGrants)
+        #expect(pro["environment"] as? String == "Sandbox")
+        #expect(pro["expirationReason"] as? String == (sandboxGrants ? nil : "sandbox_not_granting"))
+        // Visible either way, with where it came from.
+        let monthly = try #require(customer.object("subscriptions")?.object("com.example.pro.monthly"))
+        #expect(monthly["status"] as? String == "active")
+        #expect(monthly["active"] as? Bool == sandboxGrants)
+    }
+
+    @Test func aPassEndsDurationDaysAfterItsPurchase() throws {
+        let world = try World.withCatalog(World.proCatalog())
+        let bought = Self.now - 31 * Self.day
+        try world.ingest([
+            (World.transaction("7000", product: "com.example.pass30", type: "Non-Renewing Subscription", purchased: bought, expires: nil), nil),
+        ], userId: "u-pass")
+        let customer = try world.customerObject(["userId": "u-pass"])
+        let pro = try #require(customer.object("entitlements")?.object("pro"))
+        #expect(pro["active"] as? Bool == false)
+        #expect(pro["expiresDate"] as? Int64 == bought + 30 * Self.day)
+        #expect(pro["durationUnknown"] == nil)
+        let pass = try #require((customer["nonSubscriptions"] as? [[String: Any]])?.first)
+        #expect(pass["status"] as? String == "expired")
+        #expect(pass["durationUnknown"] as? Bool == false)
+        // A second pass bought yesterday: pro again, until 30 days after it.
+        try world.ingest([
+            (World.transaction("7100", product: "com.example.pass30", type: "Non-Renewing Subscription", purchased: Self.now - Self.day,
+                               expires: nil), nil),
+        ], userId: "u-pass")
+        let again = try #require(try world.customerObject(["userId": "u-pass"]).object("entitlements")?.object("pro"))
+        #expect(again["active"] as? Bool == true)
+        #expect(again["expiresDate"] as? Int64 == Self.now + 29 * Self.day)
+    }
+
+    @Test func aBundleIdTheCatalogDoesNotListIsRefused() throws {
+        let world = try World.withCatalog(World.proCatalog())
+        let (exitCode, answer) = try world.customer(["userId": "u", "bundleId": "com.example.unknown"])
+        #expect(exitCode == 65)
+        #expect(answer.object("error")?["code"] as? String == "invalid_request")
+    }
+}
