@@ -67,7 +67,15 @@ public struct EntitlementRepository {
     /// The entitlements of these subscriptions as of `now`, each once, in order; those with
     /// no record are skipped. Each carries Apple's last reconciliation answer while it is fresh.
     public func entitlements(of subscriptions: [SubscriptionRef], now: Date) throws -> [Entitlement] {
-        try Set(subscriptions).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
+        try entitlements(of: subscriptions, now: now, catalog: nil)
+    }
+
+    /// The same, decided with the catalog as the customer answer decides (non-renewing
+    /// durations, the sandbox policy); nil: by the record alone.
+    public func entitlements(of subscriptions: [SubscriptionRef], now: Date, catalog: Catalog?) throws -> [Entitlement] {
+        try Set(subscriptions).sorted().compactMap { subscription in
+            try record(subscription).map { Entitlement($0, now: now, catalog: catalog, bundleId: subscription.bundleId) }
+        }
     }
 
     /// Records what Apple answered about a subscription that has a record (compare-and-set,

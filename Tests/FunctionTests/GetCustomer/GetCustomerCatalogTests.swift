@@ -73,6 +73,29 @@ struct GetCustomerCatalogTests {
         #expect(again["expiresDate"] as? Int64 == Self.now + 29 * Self.day)
     }
 
+    /// get-entitlements answers through the same decision: with the catalog the pass has ended;
+    /// without one its end is unknown and it stays active, as it always did.
+    @Test func getEntitlementsDecidesThePassLikeGetCustomer() throws {
+        var world = try World.withCatalog(World.proCatalog())
+        try world.ingest([(World.transaction("7200", product: "com.example.pass30", type: "Non-Renewing Subscription",
+                                             purchased: Self.now - 31 * Self.day, expires: nil), nil)], userId: "u-old-pass")
+        func entitlement() throws -> [String: Any] {
+            let result = try FunctionBinary(name: "get-entitlements").run(stdin: Data(#"{"userId": "u-old-pass"}"#.utf8),
+                                                                          environment: world.environment)
+            #expect(result.exitCode == 0, "\(result.stderrText)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+            return try #require((answer["entitlements"] as? [[String: Any]])?.first, "\(answer)")
+        }
+        let decided = try entitlement()
+        #expect(decided["status"] as? String == "expired")
+        #expect(decided["active"] as? Bool == false)
+        #expect(decided["expiresDate"] as? Int64 == Self.now - Self.day, "30 days after a purchase 31 days ago")
+        world.extraEnvironment["STOREKEEPER_CATALOG"] = nil
+        let alone = try entitlement()
+        #expect(alone["status"] as? String == "active")
+        #expect(alone["expiresDate"] == nil)
+    }
+
     @Test func aBundleIdTheCatalogDoesNotListIsRefused() throws {
         let world = try World.withCatalog(World.proCatalog())
         let (exitCode, answer) = try world.customer(["userId": "u", "bundleId": "com.example.unknown"])
