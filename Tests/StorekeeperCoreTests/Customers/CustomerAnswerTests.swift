@@ -195,4 +195,19 @@ struct CustomerAnswerTests {
         #expect(old.history.isEmpty)
         #expect(old.status == .active)
     }
+
+    @Test func theTimelineKeepsTheNewestThousandEntries() throws {
+        var monthly = LifecycleSimulator()
+        monthly.subscribe()
+        var record = try Self.record(monthly)
+        let transaction = monthly.latest
+        for index in 0..<1_005 {
+            let fact = AppleFact(id: "metadata-\(index)", source: .notification, type: "PRICE_INCREASE", signedDate: monthly.now + 1 + Int64(index),
+                                 transaction: transaction, renewalInfo: nil)
+            record = try #require(try EntitlementEngine.apply(fact, to: record).record)
+        }
+        #expect(record.history.count == 1_000)
+        #expect(record.history.first?.id == "metadata-5", "the oldest went first")
+        #expect(record.history.last?.id == "metadata-1004")
+    }
 }
