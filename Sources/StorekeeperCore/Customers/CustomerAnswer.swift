@@ -27,6 +27,8 @@ public struct CustomerAnswer: Encodable, Sendable, Equatable {
         public var appAccountTokens: [String]
         public var records: [StoredRecord]
         public var customer: CustomerRecord?
+        /// Consumable purchases: they grant nothing and are listed in `nonSubscriptions`.
+        public var consumables: [TransactionFacts] = []
         /// Only this app's purchases and grants; nil for every app.
         public var bundleId: String?
         public var historyLimit: Int
@@ -80,10 +82,11 @@ public struct CustomerAnswer: Encodable, Sendable, Equatable {
             subscriptions[purchase.latest.productId ?? purchase.record.originalTransactionId] = CustomerSubscription(purchase)
         }
         self.subscriptions = subscriptions
-        nonSubscriptions = purchases.filter { !$0.isSubscription }.flatMap { purchase in
-            purchase.record.transactions.values.sorted { $1.isLaterPeriod(than: $0) }
-                .map { NonSubscriptionPurchase(purchase, transaction: $0) }
-        }
+        let consumables = source.consumables.filter { source.bundleId == nil || $0.bundleId == source.bundleId }
+        nonSubscriptions = (purchases.filter { !$0.isSubscription }.flatMap { purchase in
+            purchase.record.transactions.values.map { NonSubscriptionPurchase(purchase, transaction: $0) }
+        } + consumables.map(NonSubscriptionPurchase.init(consumable:)))
+            .sorted { ($0.purchaseDate ?? .min, $0.transactionId) < ($1.purchaseDate ?? .min, $1.transactionId) }
         history = Self.history(purchases.flatMap(\.record.history) + (source.customer?.history ?? []),
                                limit: source.historyLimit)
     }

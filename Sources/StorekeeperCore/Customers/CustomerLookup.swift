@@ -57,7 +57,10 @@ public struct CustomerLookup {
             try repository.record(subscription).map { CustomerAnswer.StoredRecord(bundleId: subscription.bundleId, record: $0) }
         }
         let customer = try userId.flatMap { try store.get(StoreKeys.customer($0), as: CustomerRecord.self) }
-        guard !stored.isEmpty || customer != nil || (userId != nil && !tokens.isEmpty) else { return nil }
-        return CustomerAnswer.Source(userId: userId, appAccountTokens: tokens, stored: stored, customer: customer)
+        let consumables = try userId.map { try repository.consumables(ofUser: $0) } ?? []
+        guard !stored.isEmpty || !consumables.isEmpty || customer != nil || (userId != nil && !tokens.isEmpty) else { return nil }
+        var source = CustomerAnswer.Source(userId: userId, appAccountTokens: tokens, stored: stored, customer: customer)
+        source.consumables = consumables
+        return source
     }
 }

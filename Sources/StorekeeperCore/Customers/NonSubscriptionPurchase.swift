@@ -14,7 +14,8 @@ public struct NonSubscriptionPurchase: Encodable, Sendable, Equatable {
     public var expiresDate: Int64?
     /// True for a non-renewing subscription the catalog gives no duration: it stays active.
     public var durationUnknown: Bool
-    public var status: EntitlementStatus
+    /// nil for a consumable that was not refunded: it has no state beyond being bought.
+    public var status: EntitlementStatus?
     /// Whether it gives its entitlements now (a consumable gives none).
     public var active: Bool
     public var entitlements: [String]
@@ -38,6 +39,26 @@ public struct NonSubscriptionPurchase: Encodable, Sendable, Equatable {
         status = isLatest ? purchase.status : (transaction.revocationDate != nil ? .refunded : .expired)
         active = isLatest && purchase.active && !purchase.entitlements.isEmpty
         entitlements = purchase.entitlements
+        isFamilyShare = transaction.inAppOwnershipType == .familyShared
+        environment = transaction.rawEnvironment
+        price = transaction.price
+        currency = transaction.currency
+        storefront = transaction.storefront
+    }
+
+    /// A consumable: it grants nothing; refunded when Apple revoked it.
+    init(consumable transaction: TransactionFacts) {
+        productId = transaction.productId
+        transactionId = transaction.transactionId
+        originalTransactionId = transaction.originalTransactionId
+        bundleId = transaction.bundleId
+        purchaseDate = transaction.purchaseDate
+        type = transaction.rawType
+        revocationDate = transaction.revocationDate
+        durationUnknown = false
+        status = transaction.revocationDate != nil ? .refunded : nil
+        active = false
+        entitlements = []
         isFamilyShare = transaction.inAppOwnershipType == .familyShared
         environment = transaction.rawEnvironment
         price = transaction.price

@@ -21,6 +21,10 @@ public struct EntitlementRepository {
         guard let subscription = event.subscription else {
             return try EntitlementEngine.apply(event, to: nil)
         }
+        if event.transaction?.type == .consumable {
+            try keepConsumable(event, of: subscription.bundleId, userId: userId)
+            return try EntitlementEngine.apply(event, to: nil)
+        }
         let applied = try store.update(StoreKeys.entitlement(subscription), as: EntitlementRecord.self,
                                        attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             let update: EntitlementUpdate
@@ -176,5 +180,35 @@ public struct EntitlementRepository {
     /// The subscriptions that carried an app-transaction id.
     public func subscriptions(ofAppTransaction appTransactionId: String) throws -> [SubscriptionRef] {
         try Self.references(store.setMembers(StoreKeys.appTransaction(appTransactionId)))
+    }
+
+    // MARK: Consumables (issue 14)
+
+    /// A consumable grants nothing, but the customer answer lists it: its facts are kept
+    /// (the version Apple signed last), linked to the user when known. Idempotent.
+    private func keepConsumable(_ event: AppleFact, of bundleId: String, userId: String?) throws {
+        guard let transaction = event.transaction else { return }
+        let facts: TransactionFacts
+        do throws(EntitlementError) {
+            facts = try TransactionFacts(transaction, signedDate: event.signedDate)
+        } catch {
+            return
+        }
+        let purchase = SubscriptionRef(bundleId: bundleId, originalTransactionId: facts.transactionId)
+        _ = try store.update(StoreKeys.purchase(purchase), as: TransactionFacts.self,
+                             attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
+            if let current, !facts.isNewer(than: current) { return .keep(()) }
+            return .write(facts, ())
+        }
+        var owner = userId
+        if owner == nil, let token = facts.appAccountToken, !token.isEmpty { owner = try user(ofAppAccountToken: token) }
+        if let owner { try store.addToSet(StoreKeys.userPurchases(owner), purchase.member) }
+    }
+
+    /// The consumable purchases of a user, oldest first.
+    public func consumables(ofUser userId: String) throws -> [TransactionFacts] {
+        try Self.references(store.setMembers(StoreKeys.userPurchases(userId)))
+            .compactMap { try store.get(StoreKeys.purchase($0), as: TransactionFacts.self) }
+            .sorted { $1.isLaterPeriod(than: $0) }
     }
 }

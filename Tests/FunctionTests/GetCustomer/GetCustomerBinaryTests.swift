@@ -16,6 +16,7 @@ struct GetCustomerBinaryTests {
             (World.transaction("5000", product: "com.example.pro.monthly"), World.renewal(original: "5000", product: "com.example.pro.monthly")),
             (World.transaction("5100", product: "com.example.lifetime", type: "Non-Consumable", expires: nil), nil),
             (World.transaction("5200", product: "com.example.pass30", type: "Non-Renewing Subscription", expires: nil), nil),
+            (World.transaction("5300", product: "com.example.coins100", type: "Consumable", expires: nil), nil),
         ], userId: "u-types")
         let customer = try world.customerObject(["userId": "u-types"])
         #expect(customer["userId"] as? String == "u-types")
@@ -44,10 +45,17 @@ struct GetCustomerBinaryTests {
         #expect(facts.object("renewal")?["renewalPrice"] as? Int == 9990)
 
         let others = try #require(customer["nonSubscriptions"] as? [[String: Any]])
-        #expect(others.compactMap { $0["productId"] as? String }.sorted() == ["com.example.lifetime", "com.example.pass30"])
+        #expect(others.compactMap { $0["productId"] as? String }.sorted()
+                == ["com.example.coins100", "com.example.lifetime", "com.example.pass30"])
+        // The consumable grants nothing: listed as a purchase, no entitlement, no state.
+        let coins = try #require(others.first { $0["productId"] as? String == "com.example.coins100" })
+        #expect(coins["type"] as? String == "Consumable")
+        #expect(coins["active"] as? Bool == false)
+        #expect(coins["status"] is NSNull)
+        #expect(coins["entitlements"] as? [String] == [])
         #expect(others.allSatisfy { $0["priceUnit"] as? String == "milliunits" && $0["currency"] as? String == "EUR" })
         let history = try #require(customer["history"] as? [[String: Any]])
-        #expect(history.count == 3)
+        #expect(history.count == 3, "the consumable is a purchase, not a subscription's timeline")
         #expect(history.allSatisfy { $0["type"] as? String == "TRANSACTION" && $0["source"] as? String == "ingest" })
     }
 
