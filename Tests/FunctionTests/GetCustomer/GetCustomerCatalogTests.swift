@@ -96,6 +96,32 @@ struct GetCustomerCatalogTests {
         #expect(alone["expiresDate"] == nil)
     }
 
+    /// Two apps in one deployment, the same small original transaction id in each (test
+    /// environments hand them out): two purchases of one customer, never one record; bundleId
+    /// narrows the answer to one app.
+    @Test func twoAppsKeepTheirPurchasesApart() throws {
+        let other = "com.example.notes"
+        var catalog = World.proCatalog()
+        catalog["apps"] = [["bundleId": World.bundleId, "appAppleId": 1_234_567_890, "environments": ["Sandbox"]],
+                           ["bundleId": other, "appAppleId": 1_234_567_891, "environments": ["Sandbox"]]]
+        catalog["entitlements"] = ["pro": ["description": "Paid features"], "notes-plus": ["description": "Notes"]]
+        catalog["products"] = ["com.example.pro.monthly": ["bundleId": World.bundleId, "entitlements": ["pro"]],
+                               "com.example.notes.monthly": ["bundleId": other, "entitlements": ["notes-plus"]]]
+        let world = try World.withCatalog(catalog)
+        try world.ingest([
+            (World.transaction("1000", product: "com.example.pro.monthly"), nil),
+            (World.transaction("1000", product: "com.example.notes.monthly", ["bundleId": other]), nil),
+        ], userId: "u-portfolio")
+        let both = try world.customerObject(["userId": "u-portfolio"])
+        #expect(both.object("entitlements")?.keys.sorted() == ["notes-plus", "pro"])
+        let subscriptions = try #require(both.object("subscriptions"))
+        #expect(subscriptions.object("com.example.notes.monthly")?["bundleId"] as? String == other)
+        #expect(subscriptions.object("com.example.pro.monthly")?["bundleId"] as? String == World.bundleId)
+        let notes = try world.customerObject(["originalTransactionId": "1000", "bundleId": other])
+        #expect(notes["userId"] as? String == "u-portfolio")
+        #expect(notes.object("entitlements")?.keys.sorted() == ["notes-plus"])
+    }
+
     @Test func aBundleIdTheCatalogDoesNotListIsRefused() throws {
         let world = try World.withCatalog(World.proCatalog())
         let (exitCode, answer) = try world.customer(["userId": "u", "bundleId": "com.example.unknown"])
