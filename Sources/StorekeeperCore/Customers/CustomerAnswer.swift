@@ -122,6 +122,35 @@ public struct CustomerAnswer: Encodable, Sendable, Equatable {
         try container.encode(entitlements, forKey: .entitlements)
         try container.encode(subscriptions, forKey: .subscriptions)
         try container.encode(nonSubscriptions, forKey: .nonSubscriptions)
-        try container.encode(history, forKey: .history)
+        try container.encode(history.map(HistoryLine.init), forKey: .history)
+    }
+}
+
+/// A timeline entry as answered: the fields always (null when unknown), the support
+/// operation's (`actor`, `reason`, `entitlement`, `otherUserId`) when it has them.
+struct HistoryLine: Encodable {
+    let entry: HistoryEntry
+
+    init(_ entry: HistoryEntry) {
+        self.entry = entry
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, date, type, subtype, productId, transactionId, source, actor, reason, entitlement, otherUserId
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entry.id, forKey: .id)
+        try container.encode(entry.date, forKey: .date)
+        try container.encode(entry.type, forKey: .type)
+        try container.encode(entry.subtype, forKey: .subtype)
+        try container.encode(entry.productId, forKey: .productId)
+        try container.encode(entry.transactionId, forKey: .transactionId)
+        try container.encode(entry.source, forKey: .source)
+        try container.encodeIfPresent(entry.actor, forKey: .actor)
+        try container.encodeIfPresent(entry.reason, forKey: .reason)
+        try container.encodeIfPresent(entry.entitlement, forKey: .entitlement)
+        try container.encodeIfPresent(entry.otherUserId, forKey: .otherUserId)
     }
 }

@@ -57,6 +57,7 @@ struct GetCustomerBinaryTests {
         let history = try #require(customer["history"] as? [[String: Any]])
         #expect(history.count == 3, "the consumable is a purchase, not a subscription's timeline")
         #expect(history.allSatisfy { $0["type"] as? String == "TRANSACTION" && $0["source"] as? String == "ingest" })
+        #expect(history.allSatisfy { $0.keys.contains("subtype") && $0["subtype"] is NSNull }, "every field of the shape, null when unknown")
     }
 
     @Test func everyIdFindsTheSameCustomer() throws {
