@@ -28,6 +28,7 @@ let functionNames = [
     "siwa-verify-token",
     "siwa-revoke",
     "siwa-notification",
+    "import-customers",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

@@ -9,6 +9,9 @@ public struct FunctionDescriptor: Sendable {
     /// The one HTTP method accepted over HTTP (`POST`, `GET`); anything else is 405.
     public var method: String
     public var visibility: Visibility
+    /// The scope an internal function's caller needs over HTTP (admin unless the function
+    /// says less: get-customer needs read, grants support); ignored for a public function.
+    public var scope: AccessScope
     /// One line.
     public var summary: String
     /// Help text: the request shape.
@@ -26,7 +29,8 @@ public struct FunctionDescriptor: Sendable {
         summary: String,
         request: String,
         response: String,
-        variables: [SettingUse] = []
+        variables: [SettingUse] = [],
+        scope: AccessScope = .admin
     ) {
         self.name = name
         self.route = route
@@ -36,16 +40,20 @@ public struct FunctionDescriptor: Sendable {
         self.request = request
         self.response = response
         self.variables = variables
+        self.scope = scope
     }
 }
 
 extension FunctionDescriptor {
-    /// What `--help` lists: the function's settings, then the runtime's (the admin token
-    /// only for an internal function, unless the function lists it itself).
+    /// What `--help` lists: the function's settings, then the runtime's (the bearer tokens
+    /// only for an internal function, unless the function lists them itself).
     public var allVariables: [SettingUse] {
         var all = variables
-        if visibility == .internal, !all.contains(where: { $0.name == RuntimeSettings.adminToken.name }) {
-            all.append(.declared(RuntimeSettings.adminToken))
+        if visibility == .internal {
+            for token in [RuntimeSettings.adminToken.declaration, RuntimeSettings.tokens.declaration]
+            where !all.contains(where: { $0.name == token.name }) {
+                all.append(SettingUse(declaration: token, requirement: token.requirement))
+            }
         }
         all.append(.declared(RuntimeSettings.logLevel))
         all.append(.declared(RuntimeSettings.fixedTime))

@@ -16,6 +16,8 @@ public enum FunctionErrorCode: String, ErrorKind {
     /// The user revoked Sign in with Apple for the app; every session was ended.
     case consentRevoked = "consent_revoked"
     case forbidden = "forbidden"
+    /// A valid bearer token whose scope is narrower than the function needs (RFC 6750's name).
+    case insufficientScope = "insufficient_scope"
     case notFound = "not_found"
     /// get-customer: no purchase, user or customer record matches the id asked about.
     case customerNotFound = "customer_not_found"
@@ -33,7 +35,7 @@ public enum FunctionErrorCode: String, ErrorKind {
         switch self {
         case .invalidRequest, .invalidJSON, .emptyRequest, .unknownField, .unknownOperation, .unknownParameter: .badInput
         case .unauthorized, .invalidSession, .consentRevoked: .caller(.unauthorized)
-        case .forbidden: .caller(.forbidden)
+        case .forbidden, .insufficientScope: .caller(.forbidden)
         case .notFound, .customerNotFound: .caller(.notFound)
         case .methodNotAllowed: .caller(.methodNotAllowed)
         case .payloadTooLarge: .caller(.payloadTooLarge)

@@ -9,6 +9,10 @@ public struct FunctionRequest: Sendable {
     /// Header names are lowercased.
     public var headers: [String: String]
     public var body: [UInt8]
+    /// Who is asking, for the audit trail: `Caller.local` for a direct call; over HTTP the
+    /// bearer token the runtime matched (its name and scope), or nil for an anonymous caller
+    /// of a public function.
+    public var caller: Caller?
 
     public init(
         frontDoor: FrontDoor = .direct,
@@ -16,7 +20,8 @@ public struct FunctionRequest: Sendable {
         path: String = "/",
         query: [String: String] = [:],
         headers: [String: String] = [:],
-        body: [UInt8] = []
+        body: [UInt8] = [],
+        caller: Caller? = nil
     ) {
         self.frontDoor = frontDoor
         self.method = method.uppercased()
@@ -26,6 +31,7 @@ public struct FunctionRequest: Sendable {
         for (name, value) in headers { lowered[name.lowercased()] = value }
         self.headers = lowered
         self.body = body
+        self.caller = caller ?? (frontDoor.isHTTP ? nil : .local)
     }
 
     /// A direct-mode request whose body is `json`; convenient in handler tests.

@@ -11,7 +11,11 @@ enum HelpText {
             lines.append("route:       none (run directly, e.g. from cron; answers 404 over HTTP)")
         }
         lines.append("visibility:  \(descriptor.visibility.rawValue)"
-            + (descriptor.visibility == .internal ? " (over HTTP: Authorization: Bearer $\(RuntimeVariable.adminToken))" : ""))
+            + (descriptor.visibility == .internal ? " (over HTTP: Authorization: Bearer <token>)" : ""))
+        if descriptor.visibility == .internal {
+            lines.append("scope:       \(descriptor.scope.rawValue) (a token of this scope or wider: $\(RuntimeVariable.adminToken) is admin, "
+                + "$\(RuntimeVariable.tokens) names the others)")
+        }
         lines.append("")
         lines.append("request:")
         lines.append(contentsOf: indented(descriptor.request))

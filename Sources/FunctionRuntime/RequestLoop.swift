@@ -154,10 +154,14 @@ final class RequestLoop<Handler: FunctionHandler> {
         return result
     }
 
-    private func answer(_ request: FunctionRequest, handler: Handler, started: Duration) throws {
-        if let refusal = admit(request) {
+    private func answer(_ arrived: FunctionRequest, handler: Handler, started: Duration) throws {
+        var request = arrived
+        if let refusal = admit(&request) {
             var response = errorResponse(refusal, door: request.frontDoor)
             if refusal.disposition == .caller(.methodNotAllowed) { response.headers.append(("Allow", descriptor.method)) }
+            if refusal.code == FunctionErrorCode.insufficientScope.rawValue {
+                response.headers.append(("WWW-Authenticate", "Bearer error=\"insufficient_scope\", scope=\"\(descriptor.scope.rawValue)\""))
+            }
             return try finish(response, door: request.frontDoor, request: request, code: refusal.code, started: started)
         }
         let response: FunctionResponse
@@ -177,19 +181,36 @@ final class RequestLoop<Handler: FunctionHandler> {
     }
 
     /// The HTTP-only checks, in an order that tells an anonymous caller the least: a function
-    /// with no route does not exist, an internal one wants its token before anything else.
-    private func admit(_ request: FunctionRequest) -> FunctionError? {
+    /// with no route does not exist, an internal one wants its token before anything else,
+    /// then a scope wide enough. The matched token becomes the request's `caller`.
+    private func admit(_ request: inout FunctionRequest) -> FunctionError? {
         guard request.frontDoor.isHTTP else { return nil }
         guard descriptor.route != nil else {
             return .notFound(message: "\(descriptor.name) is not served over HTTP")
         }
         if descriptor.visibility == .internal {
-            guard let token = environment.optional(RuntimeVariable.adminToken) else {
-                return .configuration("\(RuntimeVariable.adminToken) is not set; internal functions need it over HTTP")
+            let tokens: [NamedToken]
+            do {
+                guard let configured = try AdminAuthorization.configuredTokens(environment) else {
+                    return .configuration("neither \(RuntimeVariable.adminToken) nor \(RuntimeVariable.tokens) is set; internal functions need one over HTTP")
+                }
+                tokens = configured
+            } catch {
+                return error
             }
-            guard AdminAuthorization.accepts(header: request.header("authorization"), token: token) else {
+            guard let caller = AdminAuthorization.caller(header: request.header("authorization"), among: tokens) else {
                 return .unauthorized()
             }
+            request.caller = caller
+            guard caller.scope.allows(descriptor.scope) else {
+                return FunctionError(.insufficientScope, "this function needs a token of scope \(descriptor.scope.rawValue)")
+            }
+        } else if request.header("authorization") != nil {
+            // A public function may still ask who vouches (migrate-receipt's userId); a token
+            // configuration it cannot read names nobody.
+            let header = request.header("authorization")
+            request.caller = (try? AdminAuthorization.configuredTokens(environment))
+                .flatMap { AdminAuthorization.caller(header: header, among: $0) }
         }
         guard request.method == descriptor.method else {
             return .methodNotAllowed(message: "use \(descriptor.method)")
@@ -242,6 +263,8 @@ final class RequestLoop<Handler: FunctionHandler> {
             "duration_us": elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000,
         ]
         if let code { fields["code"] = code }
+        // The token's name, never its value: who did it, for the audit trail.
+        if let caller = request?.caller, door.isHTTP { fields["caller"] = caller.name }
         // Where the error was made: several places may share a code.
         if let origin { fields["at"] = origin.description }
         if let line { fields["line"] = line }

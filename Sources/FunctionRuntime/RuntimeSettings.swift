@@ -7,7 +7,13 @@ import FoundationEssentials
 public enum RuntimeSettings {
     public static let adminToken = Setting<String>.text(
         "STOREKEEPER_ADMIN_TOKEN", .optional, secret: true,
-        help: "bearer token for HTTP callers of internal functions; required when served over HTTP")
+        help: "bearer token (named admin, scope admin) for HTTP callers of internal functions; this or STOREKEEPER_TOKENS is required when served over HTTP")
+
+    /// Named, scoped tokens beside the admin token; secret (never from the catalog).
+    public static let tokens = Setting<[NamedToken]>(
+        "STOREKEEPER_TOKENS", .optional, secret: true,
+        help: "more bearer tokens, comma-separated name:scope:token (scope read, support or admin; token at least 16 characters); a name twice is two values valid at once while rotating, admin:admin:<old> keeps the previous admin token valid"
+    ) { text throws(SettingProblem) in try NamedToken.parseList(text) }
 
     /// Lenient by design: an unknown level is a warning at start, and `info` is used.
     public static let logLevel = Setting<LogLevel>(
@@ -40,6 +46,6 @@ public enum RuntimeSettings {
 
     /// All of them, for the settings table.
     public static let all: [SettingDeclaration] = [
-        adminToken.declaration, logLevel.declaration, fixedTime.declaration, storeURL.declaration, caBundle.declaration,
+        adminToken.declaration, tokens.declaration, logLevel.declaration, fixedTime.declaration, storeURL.declaration, caBundle.declaration,
     ]
 }

@@ -3,6 +3,7 @@
 public enum RuntimeVariable {
     /// The bearer token internal functions require over HTTP.
     public static let adminToken = RuntimeSettings.adminToken.name
+    public static let tokens = RuntimeSettings.tokens.name
     public static let logLevel = RuntimeSettings.logLevel.name
     /// Set by every CGI server; its presence selects the CGI front door (not a setting).
     public static let gatewayInterface = "GATEWAY_INTERFACE"

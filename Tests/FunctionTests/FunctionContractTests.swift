@@ -18,6 +18,11 @@ struct FunctionContractTests {
         let help = result.stdoutText
         #expect(help.contains(name))
         if let route = manifest["route"] as? String { #expect(help.contains(route)) }
+        // The scope an internal function needs over HTTP, as the runtime enforces it.
+        if let scope = manifest["scope"] as? String {
+            #expect(manifest["visibility"] as? String == "internal", "\(name): a scope is for internal functions")
+            #expect(help.contains("scope:       \(scope) "), "\(name): function.json says scope \(scope), --help does not")
+        }
         let environment = manifest["environment"] as? [String: [String]] ?? [:]
         for variable in (environment["required"] ?? []) + (environment["optional"] ?? []) {
             #expect(help.contains(variable), "--help of \(name) does not mention \(variable)")

@@ -11,7 +11,7 @@ struct SettingsTableTests {
     /// The runtime adds these to every function's `--help`; a function.json lists them only
     /// when the function reads one itself (migrate-receipt's admin token).
     private static let runtimeAdded: Set<String> = [
-        RuntimeSettings.adminToken.name, RuntimeSettings.logLevel.name, RuntimeSettings.fixedTime.name,
+        RuntimeSettings.adminToken.name, RuntimeSettings.tokens.name, RuntimeSettings.logLevel.name, RuntimeSettings.fixedTime.name,
     ]
 
     /// The README's table, rendered from the declarations.

@@ -19,6 +19,7 @@ variables=$(jq -r '.environment.required[], .environment.optional[]' "$root"/fun
 variables="$variables
 STORE_URL
 STOREKEEPER_ADMIN_TOKEN
+STOREKEEPER_TOKENS
 STOREKEEPER_LOG_LEVEL
 STOREKEEPER_NOW"
 variables=$(sort -u <<<"$variables")

@@ -13,6 +13,7 @@ extension HistoryEntry {
         switch fact.source {
         case .notification: (fact.type ?? "UNKNOWN", "notification")
         case .ingest: ("TRANSACTION", "ingest")
+        case .import: ("IMPORT", "import")
         case .reconciliation where fact.id.hasPrefix(AppleFact.migrationIdPrefix): ("MIGRATION", "migration")
         case .reconciliation: ("RECONCILIATION", "reconciliation")
         }

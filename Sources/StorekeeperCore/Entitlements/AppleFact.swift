@@ -10,6 +10,8 @@ public struct AppleFact: Sendable {
         case ingest
         /// Apple's answer to reconcile, and to migrate-receipt's lookups.
         case reconciliation
+        /// Apple's answer to import-customers' lookups (a customer moving in from a hosted service).
+        case `import`
     }
 
     /// Where a fact came from, with what each source needs to name and date it.
@@ -25,6 +27,8 @@ public struct AppleFact: Sendable {
         /// An answer read while migrating a receipt: `step` tells the history's fact from the
         /// statuses' about the same transaction.
         case migration(step: String, originalTransactionId: String)
+        /// An answer read while importing a customer, `step` as for a migration.
+        case `import`(step: String, originalTransactionId: String)
     }
 
     /// How a migration's fact id begins: migrations share reconciliation's source (their
@@ -76,6 +80,9 @@ public struct AppleFact: Sendable {
         case .migration(let step, let originalTransactionId):
             self.init(id: Self.migrationIdPrefix + "\(step):\(transaction?.transactionId ?? originalTransactionId):\(answeredAt)",
                       source: .reconciliation, signedDate: answeredAt, transaction: transaction, renewalInfo: renewalInfo)
+        case .import(let step, let originalTransactionId):
+            self.init(id: "import:\(step):\(transaction?.transactionId ?? originalTransactionId):\(answeredAt)",
+                      source: .import, signedDate: answeredAt, transaction: transaction, renewalInfo: renewalInfo)
         }
     }
 

@@ -44,6 +44,8 @@ import OpenSSLCrypto
 /// | `appstore:app:<bundleId>:purchase:<transactionId>` | a consumable purchase: the transaction's facts as Apple signed them last (`TransactionFacts`); it grants nothing, get-customer lists it | — | process-notifications, ingest-transaction |
 /// | `user:<userId>:purchases` | set of the consumable purchases (`SubscriptionRef` of app and transaction id) of a user | — | linking |
 /// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
+/// | `appstore:import:<sha256 of the input's lines>` | how far an `import-customers` run of that input came: the next line, counts (`CustomerImportCursor`); kept when finished, so a rerun asks Apple nothing | 7 days | import-customers |
+/// | `appstore:import:<sha256 of the input's lines>:line:<n>` | what the run found for line n (`CustomerImportLineResult`), for the report of a resumed run | 7 days | import-customers |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
 /// sessions and `siwa:sub:<sub>`; it keeps `user:<userId>:transactions`, the entitlements and
@@ -203,5 +205,14 @@ public enum StoreKeys {
 
     public static func userPurchases(_ userId: String) -> String {
         "user:" + userId + ":purchases"
+    }
+
+    /// Where an `import-customers` run of one input stands (`run`: the digest of its lines).
+    public static func customerImport(run: String) -> String {
+        "appstore:import:" + run
+    }
+
+    public static func customerImportLine(run: String, line: Int) -> String {
+        "appstore:import:" + run + ":line:" + String(line)
     }
 }

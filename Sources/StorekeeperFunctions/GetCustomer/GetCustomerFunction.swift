@@ -71,7 +71,9 @@ public final class GetCustomerFunction: TypedFunction {
             (the latest expiry). Dates are milliseconds since 1970; prices Apple's integers (milliunits).
             Nothing matches: customer_not_found, HTTP 404, exit 65.
             """,
-        variables: CustomerAnswering.variables
+        variables: CustomerAnswering.variables,
+        // A named token of scope read may ask: support reads customers, it does not change them here.
+        scope: .read
     )
 
     private let context: FunctionContext

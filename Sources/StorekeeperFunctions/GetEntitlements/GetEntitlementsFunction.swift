@@ -50,7 +50,8 @@ public final class GetEntitlementsFunction: TypedFunction {
         variables: [.declared(RuntimeSettings.storeURL)] + AppStoreSettings.catalogVariables.map {
             SettingUse(declaration: $0.declaration, requirement: .optional,
                        note: "optional here: with a catalog, non-renewing subscriptions end after durationDays and sandboxGrants applies")
-        }
+        },
+        scope: .read
     )
 
     private let context: FunctionContext

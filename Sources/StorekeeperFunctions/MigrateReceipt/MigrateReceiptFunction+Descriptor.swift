@@ -53,7 +53,7 @@ extension MigrateReceiptFunction {
              "migration": {"performed": true, "fromStore": false, "outcome": {"appleRequests": n, "subscriptions": [
                {"originalTransactionId", "productId", "status" (active | grace | billing_retry | expired |
                 refunded | revoked | lifetime; absent: no entitlement), "statusBefore", "inReceipt",
-                "eventsApplied", "linkedToUser", "appAccountTokenSet", "failure" ("not_found" | "invalid_payload" | code)}]}}
+                "eventsApplied", "transactionsAdded", "linkedToUser", "appAccountTokenSet", "failure" ("not_found" | "invalid_payload" | code)}]}}
                ("fromStore": true: an anonymous rerun answered from the store, see above;
                 {"performed": false, "reason"} for an Xcode receipt),
              with legacyCheck "legacy": {"status", "statusName", "environment", "redirectedToSandbox",
@@ -78,6 +78,7 @@ extension MigrateReceiptFunction {
             .declared(StorekeeperSettings.appAppleId), .declared(StorekeeperSettings.onlineChecks),
             .declared(RuntimeSettings.storeURL, "entitlements, links and the migration audit live there"),
             .declared(RuntimeSettings.adminToken, "your backend sends it over HTTP with userId or appAccountToken; without it those fields are refused over HTTP (401)"),
+            .declared(RuntimeSettings.tokens, "a token of scope admin vouches for userId and appAccountToken like the admin token"),
             .declared(StorekeeperSettings.migrateRate),
         ]
     )

@@ -25,6 +25,10 @@ extension StorekeeperSettings {
         "RECONCILE_BUDGET_SECONDS", default: 1800, maximum: 86_400,
         help: "default time budget of a run (1800); an unfinished run resumes at its cursor")
 
+    static let importBudget = Setting<Double>.positiveNumber(
+        "IMPORT_BUDGET_SECONDS", default: 1800, maximum: 86_400,
+        help: "default time budget of an import-customers run (1800); an unfinished run resumes at the line it was on")
+
     static let recoverBudget = Setting<Double>.positiveNumber(
         "RECOVER_BUDGET_SECONDS", default: 600, maximum: 86_400,
         help: "default time budget of a run (600); an unfinished run resumes at its saved page")
@@ -35,6 +39,6 @@ extension StorekeeperSettings {
 
     static let jobs: [SettingDeclaration] = [
         processBudget.declaration, processLease.declaration, reconcileRate.declaration, reconcileBudget.declaration,
-        recoverBudget.declaration, migrateRate.declaration,
+        recoverBudget.declaration, migrateRate.declaration, importBudget.declaration,
     ]
 }

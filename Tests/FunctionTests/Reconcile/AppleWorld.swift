@@ -18,10 +18,10 @@ final class AppleWorld: @unchecked Sendable {
     private let scenarioFile: URL
 
     init(_ backend: Backend = .sqlite, customers: [[String: Any]] = [], notifications: [[String: Any]] = [],
-         pageSize: Int = 20, extra: [String: String] = [:]) throws {
+         pageSize: Int = 20, extra: [String: String] = [:], bundleId: String = FakeAppStore.bundleId) throws {
         store = try TestStore(backend)
         let scenario: [String: Any] = [
-            "keyId": FakeAppStore.keyId, "issuerId": FakeAppStore.issuerId, "bundleId": FakeAppStore.bundleId,
+            "keyId": FakeAppStore.keyId, "issuerId": FakeAppStore.issuerId, "bundleId": bundleId,
             "appAppleId": Int(FakeAppStore.appAppleId) ?? 0, "pageSize": pageSize,
             "environments": ["Production": ["customers": customers, "notifications": notifications]],
         ]

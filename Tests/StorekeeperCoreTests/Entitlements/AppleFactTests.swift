@@ -48,8 +48,15 @@ struct AppleFactTests {
                 == "migrate:status:t-1:1700000000000")
     }
 
-    /// `lastEvent` keeps the stored spelling of the source.
+    /// `lastEvent` keeps the stored spelling of the source; import-customers' facts added one.
     @Test func theSourceIsStoredAsBefore() throws {
-        #expect(AppleFact.Source.allCases.map(\.rawValue) == ["notification", "ingest", "reconciliation"])
+        #expect(AppleFact.Source.allCases.map(\.rawValue) == ["notification", "ingest", "reconciliation", "import"])
+    }
+
+    @Test func anImportIsNamedLikeAMigrationAndStoredAsAnImport() {
+        let imported = AppleFact(.import(step: "history", originalTransactionId: "t-1"), transaction: Self.transaction, renewalInfo: nil)
+        #expect(imported.id == "import:history:t-2:1700000000000")
+        #expect(imported.source == .import)
+        #expect(imported.signedDate == 1_700_000_000_000)
     }
 }

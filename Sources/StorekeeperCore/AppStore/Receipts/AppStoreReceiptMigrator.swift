@@ -27,6 +27,11 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     /// verification (its VerificationError code), does not decode (`invalidPayload`), or
     /// cannot be applied (`invalidTransaction`).
     public var onRejected: ((String, String) -> Void)?
+    /// How the facts it applies are named: a migration's by default, an import's for
+    /// import-customers (`AppleFact.Origin.import`), so each customer's history says which.
+    public var factOrigin: (_ step: String, _ originalTransactionId: String) -> AppleFact.Origin = {
+        .migration(step: $0, originalTransactionId: $1)
+    }
 
     /// The failure of a signed answer that verified but does not decode as its model.
     public static let invalidPayload = ReportFailureCode.invalidPayload.rawValue
@@ -62,25 +67,33 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     /// `onRejected`) is noted as its id's `failure` and the run goes on: a rerun would stop at
     /// the same answer.
     public func migrate(_ receipt: AppReceipt, environment: String, account: ReceiptMigrationAccount) throws -> ReceiptMigrationOutcome {
+        try migrate(originalTransactionIds: receipt.originalTransactionIds, bundleId: receipt.bundleId,
+                    environment: environment, account: account)
+    }
+
+    /// The same for original transaction ids of `bundleId` from elsewhere (import-customers' lines).
+    public func migrate(originalTransactionIds: [String], bundleId: String, environment: String,
+                        account: ReceiptMigrationAccount) throws -> ReceiptMigrationOutcome {
         let apiEnvironment: AppStoreAPIEnvironment = environment == "Sandbox" ? .sandbox : .production
         let run = Run(now: clock.now(), environment: apiEnvironment,
                       fallback: apiEnvironment == .production && sandboxFallback, account: account,
-                      bundleId: receipt.bundleId)
+                      bundleId: bundleId)
         var progress = ReceiptMigrationProgress()
-        for id in receipt.originalTransactionIds {
+        for id in originalTransactionIds {
             try follow(id, run, &progress)
             if progress.needsHistory(id) { try migrateHistory(of: id, run, &progress) }
             if progress.needsStatuses(id) { try applyStatuses(of: id, run, &progress) }
         }
-        return try outcome(progress, receiptIds: receipt.originalTransactionIds, run)
+        return try outcome(progress, receiptIds: originalTransactionIds, run)
     }
 
     // MARK: - Steps
 
     private func follow(_ id: String, _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
         guard !progress.knows(id) else { return }
-        let before = try repository.record(run.subscription(id)).map { Entitlement($0, now: run.now).status }
-        progress.follow(id, statusBefore: before)
+        let stored = try repository.record(run.subscription(id))
+        progress.follow(id, statusBefore: stored.map { Entitlement($0, now: run.now).status },
+                        transactionsBefore: stored?.transactions.count ?? 0)
     }
 
     /// The customer's history through `id`, applied; with an appAccountToken, Set App Account
@@ -140,7 +153,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
                        _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
         guard let id = transaction.originalTransactionId else { return }
         try follow(id, run, &progress)
-        let event = AppleFact(.migration(step: origin, originalTransactionId: id), transaction: transaction, renewalInfo: renewal)
+        let event = AppleFact(factOrigin(origin, id), transaction: transaction, renewalInfo: renewal)
         // A purchase that carries another user's appAccountToken follows its token, not the request.
         var userId = run.account.userId
         if let token = transaction.appAccountToken, !token.isEmpty, let requested = userId,
@@ -172,7 +185,8 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     private func outcome(_ progress: ReceiptMigrationProgress, receiptIds: [String], _ run: Run) throws -> ReceiptMigrationOutcome {
         let subscriptions = try progress.ids.map { id -> ReceiptMigrationOutcome.Subscription in
             let state = progress.subjects[id] ?? ReceiptMigrationProgress.Subject()
-            let entitlement = try repository.record(run.subscription(id)).map { Entitlement($0, now: run.now) }
+            let record = try repository.record(run.subscription(id))
+            let entitlement = record.map { Entitlement($0, now: run.now) }
             var linked: Bool?
             if let userId = run.account.userId, entitlement != nil {
                 linked = try repository.subscriptions(ofUser: userId).contains(run.subscription(id))
@@ -180,7 +194,8 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
             return ReceiptMigrationOutcome.Subscription(
                 originalTransactionId: id, productId: entitlement?.productId, status: entitlement?.status.rawValue,
                 statusBefore: state.statusBefore?.rawValue, inReceipt: receiptIds.contains(id),
-                eventsApplied: state.eventsApplied, linkedToUser: linked,
+                eventsApplied: state.eventsApplied,
+                transactionsAdded: max(0, (record?.transactions.count ?? 0) - state.transactionsBefore), linkedToUser: linked,
                 appAccountTokenSet: state.appAccountTokenSet, failure: state.failure)
         }
         return ReceiptMigrationOutcome(subscriptions: subscriptions, appleRequests: progress.appleRequests)

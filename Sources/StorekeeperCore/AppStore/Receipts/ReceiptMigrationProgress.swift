@@ -8,6 +8,8 @@ struct ReceiptMigrationProgress {
     /// One original transaction id's part of the run.
     struct Subject: Equatable {
         var statusBefore: EntitlementStatus?
+        /// Transactions its record held before the run.
+        var transactionsBefore = 0
         var eventsApplied = 0
         var appAccountTokenSet = false
         var failure: String?
@@ -26,9 +28,9 @@ struct ReceiptMigrationProgress {
     func knows(_ id: String) -> Bool { subjects[id] != nil }
 
     /// Starts following `id`, with the status its record had before the run (nil: no record).
-    mutating func follow(_ id: String, statusBefore: EntitlementStatus?) {
+    mutating func follow(_ id: String, statusBefore: EntitlementStatus?, transactionsBefore: Int = 0) {
         guard subjects[id] == nil else { return }
-        subjects[id] = Subject(statusBefore: statusBefore)
+        subjects[id] = Subject(statusBefore: statusBefore, transactionsBefore: transactionsBefore)
     }
 
     /// The steps below change only ids the run follows: an answer about an id nobody asked

@@ -38,6 +38,9 @@ public struct ReceiptMigrationOutcome: Sendable, Equatable, Encodable {
         /// Signed transactions and renewal infos that changed the stored record; 0 on a rerun
         /// once Apple's answers are applied.
         public var eventsApplied: Int
+        /// Transactions its record holds now that it did not before (Apple's answers signed
+        /// afresh change a record without adding one).
+        public var transactionsAdded: Int
         /// Whether the subscription belongs to the request's user after the migration (nil
         /// without a user); false when another user owned it first.
         public var linkedToUser: Bool?
@@ -48,7 +51,7 @@ public struct ReceiptMigrationOutcome: Sendable, Equatable, Encodable {
         public var failure: String?
 
         public init(originalTransactionId: String, productId: String? = nil, status: String?, statusBefore: String? = nil,
-                    inReceipt: Bool = true, eventsApplied: Int = 0, linkedToUser: Bool? = nil,
+                    inReceipt: Bool = true, eventsApplied: Int = 0, transactionsAdded: Int = 0, linkedToUser: Bool? = nil,
                     appAccountTokenSet: Bool = false, failure: String? = nil) {
             self.originalTransactionId = originalTransactionId
             self.productId = productId
@@ -56,6 +59,7 @@ public struct ReceiptMigrationOutcome: Sendable, Equatable, Encodable {
             self.statusBefore = statusBefore
             self.inReceipt = inReceipt
             self.eventsApplied = eventsApplied
+            self.transactionsAdded = transactionsAdded
             self.linkedToUser = linkedToUser
             self.appAccountTokenSet = appAccountTokenSet
             self.failure = failure
