@@ -14,6 +14,8 @@ let functionNames = [
     "receive-notification",
     "process-notifications",
     "get-entitlements",
+    "get-customer",
+    "my-entitlements",
     "ingest-transaction",
     "app-store-api",
     "test-notification",

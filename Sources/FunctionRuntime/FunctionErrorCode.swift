@@ -19,6 +19,8 @@ public enum FunctionErrorCode: String, ErrorKind {
     /// A valid bearer token whose scope is narrower than the function needs (RFC 6750's name).
     case insufficientScope = "insufficient_scope"
     case notFound = "not_found"
+    /// get-customer: no purchase, user or customer record matches the id asked about.
+    case customerNotFound = "customer_not_found"
     case methodNotAllowed = "method_not_allowed"
     case payloadTooLarge = "payload_too_large"
     case temporarilyUnavailable = "temporarily_unavailable"
@@ -34,7 +36,7 @@ public enum FunctionErrorCode: String, ErrorKind {
         case .invalidRequest, .invalidJSON, .emptyRequest, .unknownField, .unknownOperation, .unknownParameter: .badInput
         case .unauthorized, .invalidSession, .consentRevoked: .caller(.unauthorized)
         case .forbidden, .insufficientScope: .caller(.forbidden)
-        case .notFound: .caller(.notFound)
+        case .notFound, .customerNotFound: .caller(.notFound)
         case .methodNotAllowed: .caller(.methodNotAllowed)
         case .payloadTooLarge: .caller(.payloadTooLarge)
         case .temporarilyUnavailable, .storeUnavailable: .retryLater

@@ -83,7 +83,7 @@ public struct TransactionIngest {
         }
         let update = try repository.apply(event, userId: userId)
 
-        let entitlements = update.record.map { [granting(Entitlement($0, now: now, bundleId: event.bundleId))] } ?? []
+        let entitlements = update.record.map { [Entitlement($0, now: now, catalog: catalog, bundleId: event.bundleId)] } ?? []
         var active = entitlements.contains { $0.active }
         if let user {
             var known = try entitlementsByUser[user] ?? self.entitlements(ofUser: user, in: repository, now: now)
@@ -99,13 +99,9 @@ public struct TransactionIngest {
         var entitlements: [String: Entitlement] = [:]
         for subscription in try repository.subscriptions(ofUser: userId) {
             if let record = try repository.record(subscription) {
-                entitlements[subscription.member] = granting(Entitlement(record, now: now, bundleId: subscription.bundleId))
+                entitlements[subscription.member] = Entitlement(record, now: now, catalog: catalog, bundleId: subscription.bundleId)
             }
         }
         return entitlements
-    }
-
-    private func granting(_ entitlement: Entitlement) -> Entitlement {
-        catalog?.granting(entitlement) ?? entitlement
     }
 }

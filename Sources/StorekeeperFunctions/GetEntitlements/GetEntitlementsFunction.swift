@@ -61,6 +61,7 @@ public final class GetEntitlementsFunction: TypedFunction {
     )
 
     private let context: FunctionContext
+    /// nil when no catalog is configured: each record answers alone, as it always did.
     private let catalog: Catalog?
 
     public init(context: FunctionContext) throws {
@@ -79,8 +80,7 @@ public final class GetEntitlementsFunction: TypedFunction {
                 message: "give exactly one of userId, appAccountToken, originalTransactionId")
         }
         let lookup = EntitlementLookup(repository: repository)
-        var answer = try lookup.entitlements(of: key, now: context.clock.now()).only(bundleId: request.bundleId)
-        if let catalog { answer = answer.granting(under: catalog) }
+        let answer = try lookup.entitlements(of: key, now: context.clock.now(), catalog: catalog).only(bundleId: request.bundleId)
         return Reply(answer)
     }
 
