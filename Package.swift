@@ -26,6 +26,10 @@ let functionNames = [
     "siwa-verify-token",
     "siwa-revoke",
     "siwa-notification",
+    "grant-entitlement",
+    "revoke-grant",
+    "delete-customer",
+    "merge-customers",
 ]
 
 let package = Package(

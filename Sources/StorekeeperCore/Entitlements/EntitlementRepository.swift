@@ -123,4 +123,63 @@ public struct EntitlementRepository {
             try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
         }
     }
+
+    // MARK: Moving and removing links (support operations)
+
+    /// The user that owns a subscription, if any.
+    public func owner(of originalTransactionId: String) throws -> String? {
+        try store.get(StoreKeys.owner(originalTransactionId)).map { String(decoding: $0.bytes, as: UTF8.self) }
+    }
+
+    /// Makes `userId` the subscription's owner in place of `previous` (nil: of nobody), and
+    /// moves it between their sets. False, changing nothing, when another user owns it.
+    /// Idempotent: once moved, moving again only finishes the sets.
+    @discardableResult
+    public func move(_ originalTransactionId: String, from previous: String?, to userId: String) throws -> Bool {
+        let key = StoreKeys.owner(originalTransactionId)
+        let stored = try store.get(key)
+        let current = stored.map { String(decoding: $0.bytes, as: UTF8.self) }
+        if current != userId {
+            guard current == previous,
+                  try store.compareAndSet(key, Array(userId.utf8), expectedVersion: stored?.version, expiresIn: nil) else { return false }
+        }
+        try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
+        if let previous, previous != userId { try store.removeFromSet(StoreKeys.userTransactions(previous), originalTransactionId) }
+        return true
+    }
+
+    /// Takes the subscription away from `userId`: its owner key (when it is still theirs) and
+    /// its place in their set. The record stays, anonymous.
+    public func unlink(_ originalTransactionId: String, fromUser userId: String) throws {
+        let key = StoreKeys.owner(originalTransactionId)
+        if try owner(of: originalTransactionId) == userId { try store.delete(key) }
+        try store.removeFromSet(StoreKeys.userTransactions(userId), originalTransactionId)
+    }
+
+    /// Hands `token` from `previous` to `userId` (compare-and-set: only while it is still
+    /// `previous`'s) and moves the subscriptions that carried it and were `previous`'s.
+    /// False when the token is someone else's.
+    @discardableResult
+    public func move(appAccountToken token: String, from previous: String, to userId: String) throws -> Bool {
+        let key = StoreKeys.appAccountToken(token)
+        let stored = try store.get(key)
+        let current = stored.map { String(decoding: $0.bytes, as: UTF8.self) }
+        if current != userId {
+            guard let stored, current == previous,
+                  try store.compareAndSet(key, Array(userId.utf8), expectedVersion: stored.version, expiresIn: nil) else { return false }
+        }
+        for originalTransactionId in try originalTransactionIds(ofAppAccountToken: token) {
+            try move(originalTransactionId, from: previous, to: userId)
+        }
+        return true
+    }
+
+    /// Forgets that `token` was `userId`'s (when it still is): purchases carrying it are
+    /// no longer linked to anyone by it. The set of subscriptions that carried it stays.
+    @discardableResult
+    public func release(appAccountToken token: String, ofUser userId: String) throws -> Bool {
+        guard try user(ofAppAccountToken: token) == userId else { return false }
+        try store.delete(StoreKeys.appAccountTokenLinked(token))
+        return try store.delete(StoreKeys.appAccountToken(token))
+    }
 }

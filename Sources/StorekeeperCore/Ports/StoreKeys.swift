@@ -20,6 +20,7 @@ import OpenSSLCrypto
 /// | `appstore:entitlements` | set of every original transaction id with a record: what `reconcile` walks | — | entitlement writes |
 /// | `appstore:owner:<originalTransactionId>` | the user id that owns a subscription | — | linking |
 /// | `user:<userId>:transactions` | set of original transaction ids of a user | — | linking |
+/// | `user:<userId>:customer` | what is kept about the user beyond purchases: grants and the audit timeline (`CustomerRecord`); after delete-customer a tombstone without grants | — | support operations |
 /// | `appstore:token:<appAccountToken>` | the user id an appAccountToken belongs to | — | ingest-transaction, Sign in with Apple |
 /// | `appstore:token:<appAccountToken>:transactions` | set of original transaction ids that carried the token, user known or not | — | linking |
 /// | `appstore:token:<appAccountToken>:linked` | "1": every subscription that carried the token before its user was known is linked to the user, so claiming it again relinks nothing | — | linking |
@@ -162,5 +163,12 @@ public enum StoreKeys {
 
     public static func accountDeletion(_ userId: String) -> String {
         "user:" + userId + ":deleted"
+    }
+}
+
+extension StoreKeys {
+    /// What is kept about a user beyond purchases (`CustomerRecord`).
+    public static func customer(_ userId: String) -> String {
+        "user:" + userId + ":customer"
     }
 }
