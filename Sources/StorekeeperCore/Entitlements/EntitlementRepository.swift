@@ -8,9 +8,13 @@ public struct EntitlementRepository {
     static let compareAndSetAttempts = 32
 
     private let store: any KeyValueStore
+    /// The catalog's transfer policy and who is calling; nil: the first owner keeps a
+    /// purchase (keep-first), and nothing is recorded.
+    private let transfers: TransferContext?
 
-    public init(store: any KeyValueStore) {
+    public init(store: any KeyValueStore, transfers: TransferContext? = nil) {
         self.store = store
+        self.transfers = transfers
     }
 
     /// Applies `event` to its subscription's record and links the subscription to its user
@@ -41,7 +45,7 @@ public struct EntitlementRepository {
         // Linking is idempotent, so it is done for duplicates too: a worker killed between
         // the record write and the links finishes the job on redelivery.
         if update.record != nil {
-            try link(originalTransactionId, userId: userId, appAccountToken: event.transaction?.appAccountToken)
+            try link(originalTransactionId, userId: userId, appAccountToken: event.transaction?.appAccountToken, fact: event)
         }
         return update
     }
@@ -110,17 +114,34 @@ public struct EntitlementRepository {
         return true
     }
 
-    private func link(_ originalTransactionId: String, userId explicitUser: String?, appAccountToken: String?) throws {
+    private func link(_ originalTransactionId: String, userId explicitUser: String?, appAccountToken: String?,
+                      fact: AppleFact? = nil) throws {
         var userId = explicitUser
         if let token = appAccountToken, !token.isEmpty {
             try store.addToSet(StoreKeys.appAccountTokenTransactions(token), originalTransactionId)
             if userId == nil { userId = try user(ofAppAccountToken: token) }
         }
         guard let userId else { return }
-        // The first owner of a subscription keeps it; a different user is not silently linked.
-        if try store.setIfAbsent(StoreKeys.owner(originalTransactionId), Array(userId.utf8), expiresIn: nil)
-            || String(decoding: try store.get(StoreKeys.owner(originalTransactionId))?.bytes ?? [], as: UTF8.self) == userId {
+        if try store.setIfAbsent(StoreKeys.owner(originalTransactionId), Array(userId.utf8), expiresIn: nil) {
             try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
+            return
+        }
+        // Owned already: the app's transfer policy decides (keep-first: a different user is
+        // not silently linked).
+        let policy = transfers?.policy(bundleId: fact?.transaction?.bundleId) ?? .keepFirst
+        switch policy.decide(owner: try owner(of: originalTransactionId), claimant: userId,
+                             mayTransfer: explicitUser != nil || fact?.source == .ingest) {
+        case .link:
+            try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
+        case .keep:
+            return
+        case .move(let from):
+            if let transfers, let fact {
+                try CustomerRepository(store: store).recordTransfer(
+                    of: originalTransactionId, productId: fact.transaction?.productId, from: from, to: userId,
+                    context: transfers, factId: fact.id)
+            }
+            try move(originalTransactionId, from: from, to: userId)
         }
     }
 
