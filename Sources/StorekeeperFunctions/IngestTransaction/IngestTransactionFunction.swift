@@ -48,9 +48,15 @@ public final class IngestTransactionFunction: TypedFunction {
     /// Kept for the whole process: a batch (NDJSON) reads each user's records once.
     private var ingest: TransactionIngest
 
+    /// Whose purchases move when one arrives for another user (the apps' transfer policies).
+    private let catalog: Catalog
+
     public init(context: FunctionContext) throws {
-        let verifier = try AppStoreSettings(environment: context.environment).makeVerifier(adapters: context.adapters, log: context.log)
-        ingest = TransactionIngest(verifier: verifier)
+        let settings = try AppStoreSettings(environment: context.environment)
+        ingest = TransactionIngest(verifier: settings.makeVerifier(adapters: context.adapters, log: context.log))
+        let configuration = settings.verifierConfiguration
+        catalog = Catalog.singleApp(bundleId: configuration.bundleId, appAppleId: configuration.appAppleId,
+                                    environments: configuration.acceptedEnvironments)
         self.context = context
     }
 
@@ -60,7 +66,8 @@ public final class IngestTransactionFunction: TypedFunction {
         }
         let now = context.clock.now()
         let purchase = try ingest.verify(signedTransaction: jws, signedRenewalInfo: request.signedRenewalInfo, now: now)
-        let repository = EntitlementRepository(store: try context.adapters.store())
+        let transfers = TransferContext(catalog: catalog, actor: SupportWiring.actor(of: call), date: now.millisecondsSince1970)
+        let repository = EntitlementRepository(store: try context.adapters.store(), transfers: transfers)
         let outcome = try ingest.apply(purchase, userId: request.userId, to: repository, now: now)
         let originalTransactionId = purchase.transaction.originalTransactionId ?? "-"
         if outcome.appAccountTokenOfAnotherUser {

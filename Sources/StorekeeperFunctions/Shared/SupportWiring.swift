@@ -17,10 +17,16 @@ struct SupportWiring {
         try context.adapters.store()
     }
 
-    /// The operation's who, when and why. Until named tokens exist, a call is made with the
-    /// admin token (over HTTP) or by whoever runs the binary (direct): both are "admin".
+    /// The operation's who, when and why.
     func action(for call: FunctionRequest, reason: String?) -> SupportAction {
-        SupportAction(actor: "admin", date: context.clock.now().millisecondsSince1970, reason: reason)
+        SupportAction(actor: Self.actor(of: call), date: context.clock.now().millisecondsSince1970, reason: reason)
+    }
+
+    /// The name of the token the caller presented: the audit trail's "who". Until named tokens
+    /// exist, a call is made with the admin token (over HTTP) or by whoever runs the binary
+    /// (direct): both are "admin".
+    static func actor(of call: FunctionRequest) -> String {
+        "admin"
     }
 
     /// A reason the audit trail can keep: required, non-empty, at most 1000 characters.

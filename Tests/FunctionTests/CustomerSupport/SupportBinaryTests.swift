@@ -117,3 +117,15 @@ struct SupportBinaryTests {
         #expect((elsewhere.answer["error"] as? [String: Any])?["code"] as? String == "already_merged")
     }
 }
+
+extension SupportBinaryTests {
+    /// keep-first, the default: a purchase linked to one user arriving for another stays
+    /// with the first.
+    @Test func withoutACatalogTheFirstOwnerKeepsAPurchase() throws {
+        let deployment = Deployment()
+        try deployment.purchase("3500000001", userId: "user-first")
+        try deployment.purchase("3500000001", userId: "user-second")
+        #expect(try deployment.entitlementIds("userId", "user-first") == ["3500000001"])
+        #expect(try deployment.entitlementIds("userId", "user-second").isEmpty)
+    }
+}
