@@ -18,6 +18,8 @@ struct ReceiptSettings {
     let verifier: ReceiptVerifier
     let sharedSecret: String?
     let endpoints: VerifyReceiptClient.Endpoints
+    /// The one app's transfer policy (whose purchases move when they arrive for another user).
+    let catalog: Catalog
 
     init(environment: EnvironmentVariables) throws {
         let bundleId = try environment.required(StorekeeperSettings.bundleId)
@@ -33,5 +35,6 @@ struct ReceiptSettings {
         verifier = ReceiptVerifier(configuration: .init(trustAnchors: roots, bundleId: bundleId, acceptedEnvironments: accepted))
         sharedSecret = try environment.value(StorekeeperSettings.sharedSecret)
         endpoints = try environment.value(StorekeeperSettings.verifyReceiptURL).map { .under($0) } ?? .apple
+        catalog = Catalog.singleApp(bundleId: bundleId, appAppleId: nil, environments: accepted)
     }
 }
