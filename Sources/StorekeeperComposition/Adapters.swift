@@ -35,6 +35,13 @@ public final class Adapters: FunctionAdapters {
         return client
     }
 
+    /// A store written before several apps were supported belongs to the app the one-app
+    /// settings name. Read raw, not through its setting: a function that does not declare
+    /// the variable still migrates the store correctly.
+    private static func migrationContext(_ environment: EnvironmentVariables) -> StoreMigrationContext {
+        StoreMigrationContext(legacyBundleId: environment.optional("APPSTORE_BUNDLE_ID").flatMap { $0.isEmpty ? nil : $0 })
+    }
+
     private static func openStore(_ environment: EnvironmentVariables) throws(StoreError) -> any KeyValueStore {
         let location: StoreLocation
         do {
@@ -49,7 +56,7 @@ public final class Adapters: FunctionAdapters {
         }
         // Once per process, before the first read or write: a store in a newer layout is
         // refused (exit 78), an older one migrated.
-        try StoreLayout.prepare(store)
+        try StoreLayout.prepare(store, context: migrationContext(environment))
         return store
     }
 }

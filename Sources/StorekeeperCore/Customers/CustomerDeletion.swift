@@ -33,7 +33,7 @@ public struct CustomerDeletion {
         let entitlements = EntitlementRepository(store: store)
         let accounts = AccountRepository(store: store, dataKey: nil)
         let account = try accounts.account(userId: userId)
-        let subscriptions = try entitlements.originalTransactionIds(ofUser: userId)
+        let subscriptions = try entitlements.subscriptions(ofUser: userId)
         let known = try customers.record(ofUser: userId)
         guard account != nil || !subscriptions.isEmpty || known != nil else {
             throw SupportError(.customerNotFound, "Storekeeper knows no user \(userId)")
@@ -46,16 +46,16 @@ public struct CustomerDeletion {
             return already
         }
         var tokens = Set(account.map { [$0.appAccountToken] } ?? [])
-        for originalTransactionId in subscriptions {
-            let record = try entitlements.record(originalTransactionId)
+        for subscription in subscriptions {
+            let record = try entitlements.record(subscription)
             tokens.formUnion(record?.transactions.values.compactMap(\.appAccountToken) ?? [])
         }
         var released = 0
         for token in tokens.sorted() where !token.isEmpty {
             if try entitlements.release(appAccountToken: token, ofUser: userId) { released += 1 }
         }
-        for originalTransactionId in subscriptions {
-            try entitlements.unlink(originalTransactionId, fromUser: userId)
+        for subscription in subscriptions {
+            try entitlements.unlink(subscription, fromUser: userId)
         }
         let deletion = try accounts.delete(userId: userId, sessions: SessionRepository(store: store),
                                            now: Date(millisecondsSince1970: action.date))

@@ -49,10 +49,10 @@ public struct CustomerMerge {
         }
         try customers.update(userId: from) { $0.grants = [] }
         let entitlements = EntitlementRepository(store: store)
-        let subscriptions = try entitlements.originalTransactionIds(ofUser: from)
+        let subscriptions = try entitlements.subscriptions(ofUser: from)
         let tokens = try moveTokens(from, into: into)
-        for originalTransactionId in subscriptions {
-            try entitlements.move(originalTransactionId, from: from, to: into)
+        for subscription in subscriptions {
+            try entitlements.move(subscription, from: from, to: into)
         }
         return Outcome(from: from, into: into, subscriptionsMoved: subscriptions.count, appAccountTokensMoved: tokens,
                        grantsMoved: grants.count)
@@ -61,7 +61,7 @@ public struct CustomerMerge {
     /// Merging an id Storekeeper never saw is a mistake in the request, not a no-op.
     private func checkKnown(_ from: String, customers: CustomerRepository) throws {
         guard try customers.record(ofUser: from) == nil,
-              try EntitlementRepository(store: store).originalTransactionIds(ofUser: from).isEmpty,
+              try EntitlementRepository(store: store).subscriptions(ofUser: from).isEmpty,
               try AccountRepository(store: store, dataKey: nil).account(userId: from) == nil else { return }
         throw SupportError(.customerNotFound, "Storekeeper knows no user \(from)")
     }
@@ -73,8 +73,8 @@ public struct CustomerMerge {
         if let account = try AccountRepository(store: store, dataKey: nil).account(userId: from) {
             tokens.insert(account.appAccountToken)
         }
-        for originalTransactionId in try entitlements.originalTransactionIds(ofUser: from) {
-            let record = try entitlements.record(originalTransactionId)
+        for subscription in try entitlements.subscriptions(ofUser: from) {
+            let record = try entitlements.record(subscription)
             tokens.formUnion(record?.transactions.values.compactMap(\.appAccountToken) ?? [])
         }
         var moved = 0

@@ -1,12 +1,13 @@
 /// Transfers in the timeline: a purchase that moved from one user to another under the
 /// move-to-latest policy is a `TRANSFER` line in both users' histories.
 extension CustomerRepository {
-    /// Records the move of `originalTransactionId` from `from` to `to` on both sides; `factId`
-    /// names the fact that caused it, so a redelivery records nothing twice.
-    func recordTransfer(of originalTransactionId: String, productId: String?, from: String, to: String,
+    /// Records the move of `subscription` from `from` to `to` on both sides; `factId` names
+    /// the fact that caused it, so a redelivery records nothing twice.
+    func recordTransfer(of subscription: SubscriptionRef, productId: String?, from: String, to: String,
                         context: TransferContext, factId: String) throws {
+        let originalTransactionId = subscription.originalTransactionId
         let action = SupportAction(actor: context.actor, date: context.date, reason: "transfer policy move-to-latest")
-        let id = "transfer:" + originalTransactionId + ":" + factId
+        let id = "transfer:" + subscription.member + ":" + factId
         var out = action.entry(id: id + ":out", type: "TRANSFER", otherUserId: to)
         out.subtype = "TRANSFERRED_OUT"
         out.productId = productId

@@ -32,10 +32,9 @@ public struct TransferContext: Sendable {
         self.date = date
     }
 
-    /// The policy of the app the purchase belongs to; of the only app when the purchase
-    /// names none; keep-first for an app the catalog does not serve.
-    public func policy(bundleId: String?) -> TransferPolicy {
-        if let bundleId { return catalog.app(bundleId: bundleId)?.transfer ?? .keepFirst }
-        return catalog.apps.count == 1 ? catalog.apps[0].transfer : .keepFirst
+    /// The policy of the app the purchase belongs to; keep-first for an app the catalog does
+    /// not serve.
+    public func policy(bundleId: String) -> TransferPolicy {
+        catalog.app(bundleId: bundleId)?.transfer ?? .keepFirst
     }
 }

@@ -14,8 +14,9 @@ public struct AppleFact: Sendable {
 
     /// Where a fact came from, with what each source needs to name and date it.
     public enum Origin: Sendable {
-        /// A verified notification: its notificationUUID, signing time, and raw type and subtype.
-        case notification(notificationUUID: String, signedDate: Int64, type: String?, subtype: String?)
+        /// A verified notification: its notificationUUID, signing time, raw type and subtype, and
+        /// the app its data names (the fact's app when it carries no transaction).
+        case notification(notificationUUID: String, signedDate: Int64, type: String?, subtype: String?, bundleId: String? = nil)
         /// A signed transaction passed on by the app's backend, taken at `receivedAt`
         /// (milliseconds; the date when the transaction carries no signedDate).
         case ingest(receivedAt: Int64)
@@ -34,12 +35,16 @@ public struct AppleFact: Sendable {
     public var subtype: String?
     /// When Apple signed it.
     public var signedDate: Int64
+    /// The app it is about: the signed transaction's bundle id, or the notification's.
+    public var bundleId: String?
     public var transaction: JWSTransactionDecodedPayload?
     public var renewalInfo: JWSRenewalInfoDecodedPayload?
 
     public init(id: String, source: Source, type: String? = nil, subtype: String? = nil, signedDate: Int64,
+                bundleId: String? = nil,
                 transaction: JWSTransactionDecodedPayload?, renewalInfo: JWSRenewalInfoDecodedPayload?) {
         self.id = id
+        self.bundleId = transaction?.bundleId ?? bundleId
         self.source = source
         self.type = type
         self.subtype = subtype
@@ -54,9 +59,9 @@ public struct AppleFact: Sendable {
         // newer than any notification already applied, and merged by the same rules.
         let answeredAt = max(transaction?.signedDate ?? 0, renewalInfo?.signedDate ?? 0)
         switch origin {
-        case .notification(let notificationUUID, let signedDate, let type, let subtype):
+        case .notification(let notificationUUID, let signedDate, let type, let subtype, let bundleId):
             self.init(id: notificationUUID, source: .notification, type: type, subtype: subtype, signedDate: signedDate,
-                      transaction: transaction, renewalInfo: renewalInfo)
+                      bundleId: bundleId, transaction: transaction, renewalInfo: renewalInfo)
         case .ingest(let receivedAt):
             let signedDate = transaction?.signedDate ?? receivedAt
             self.init(id: "ingest:\(transaction?.transactionId ?? "?"):\(signedDate)", source: .ingest, signedDate: signedDate,
@@ -76,5 +81,11 @@ public struct AppleFact: Sendable {
     /// The original transaction this fact is about, when it carries one.
     public var originalTransactionId: String? {
         transaction?.originalTransactionId ?? renewalInfo?.originalTransactionId
+    }
+
+    /// The subscription this fact is about, when it names both its app and its original transaction.
+    public var subscription: SubscriptionRef? {
+        guard let bundleId, let originalTransactionId else { return nil }
+        return SubscriptionRef(bundleId: bundleId, originalTransactionId: originalTransactionId)
     }
 }

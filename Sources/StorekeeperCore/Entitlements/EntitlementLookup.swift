@@ -9,7 +9,9 @@ public struct EntitlementLookup {
         /// The user it was handed to, with their subscriptions, and those that carried it
         /// before the user was known.
         case appAccountToken(String)
-        case originalTransactionId(String)
+        /// One original transaction id, looked up in each of these apps (an id is one app's;
+        /// test environments may hand out the same small ids in two apps).
+        case originalTransactionId(String, bundleIds: [String])
     }
 
     /// What `get-entitlements` answers.
@@ -30,19 +32,19 @@ public struct EntitlementLookup {
     /// An unknown user or token has no entitlements: that is an answer, not an error.
     public func entitlements(of key: Key, now: Date) throws -> Answer {
         var userId: String?
-        var ids: [String]
+        var subscriptions: [SubscriptionRef]
         switch key {
         case .user(let user):
             userId = user
-            ids = try repository.originalTransactionIds(ofUser: user)
+            subscriptions = try repository.subscriptions(ofUser: user)
         case .appAccountToken(let token):
-            ids = try repository.originalTransactionIds(ofAppAccountToken: token)
+            subscriptions = try repository.subscriptions(ofAppAccountToken: token)
             userId = try repository.user(ofAppAccountToken: token)
-            if let userId { ids += try repository.originalTransactionIds(ofUser: userId) }
-        case .originalTransactionId(let id):
-            ids = [id]
+            if let userId { subscriptions += try repository.subscriptions(ofUser: userId) }
+        case .originalTransactionId(let id, let bundleIds):
+            subscriptions = bundleIds.map { SubscriptionRef(bundleId: $0, originalTransactionId: id) }
         }
-        let entitlements = try repository.entitlements(of: ids, now: now)
+        let entitlements = try repository.entitlements(of: subscriptions, now: now)
         return Answer(userId: userId, active: entitlements.contains { $0.active }, entitlements: entitlements)
     }
 }

@@ -22,10 +22,10 @@ public struct EntitlementRepository {
     /// Safe to repeat: a second application is a duplicate and changes nothing.
     @discardableResult
     public func apply(_ event: AppleFact, userId: String? = nil) throws -> EntitlementUpdate {
-        guard let originalTransactionId = event.originalTransactionId else {
+        guard let subscription = event.subscription else {
             return try EntitlementEngine.apply(event, to: nil)
         }
-        let applied = try store.update(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self,
+        let applied = try store.update(StoreKeys.entitlement(subscription), as: EntitlementRecord.self,
                                        attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             let update: EntitlementUpdate
             do throws(EntitlementError) {
@@ -37,7 +37,7 @@ public struct EntitlementRepository {
             if current == nil {
                 // Indexed before the first write: a crash in between leaves an id without
                 // a record (reconciliation asks Apple about it), never a record nobody finds.
-                try store.addToSet(StoreKeys.entitlementIndex, originalTransactionId)
+                try store.addToSet(StoreKeys.subscriptionIndex, subscription.member)
             }
             return .write(record, .success(update))
         }
@@ -45,31 +45,38 @@ public struct EntitlementRepository {
         // Linking is idempotent, so it is done for duplicates too: a worker killed between
         // the record write and the links finishes the job on redelivery.
         if update.record != nil {
-            try link(originalTransactionId, userId: userId, appAccountToken: event.transaction?.appAccountToken, fact: event)
+            try link(subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken, fact: event)
         }
         return update
     }
 
-    /// Every original transaction id that has (or was about to get) a record, sorted.
-    public func allOriginalTransactionIds() throws -> [String] {
-        try store.setMembers(StoreKeys.entitlementIndex)
+    /// Every subscription that has (or was about to get) a record, sorted; of one app when
+    /// `bundleId` is given.
+    public func allSubscriptions(of bundleId: String? = nil) throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.subscriptionIndex)).filter { bundleId == nil || $0.bundleId == bundleId }
     }
 
-    public func record(_ originalTransactionId: String) throws -> EntitlementRecord? {
-        try store.get(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self)
+    /// The apps that have a subscription with this original transaction id: a walk of the
+    /// index, for a caller that was not told the app.
+    public func apps(holding originalTransactionId: String) throws -> [String] {
+        try allSubscriptions().filter { $0.originalTransactionId == originalTransactionId }.map(\.bundleId)
     }
 
-    /// The entitlements of these subscriptions as of `now`, each once, in id order; ids with
+    public func record(_ subscription: SubscriptionRef) throws -> EntitlementRecord? {
+        try store.get(StoreKeys.entitlement(subscription), as: EntitlementRecord.self)
+    }
+
+    /// The entitlements of these subscriptions as of `now`, each once, in order; those with
     /// no record are skipped. Each carries Apple's last reconciliation answer while it is fresh.
-    public func entitlements(of originalTransactionIds: [String], now: Date) throws -> [Entitlement] {
-        try Set(originalTransactionIds).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
+    public func entitlements(of subscriptions: [SubscriptionRef], now: Date) throws -> [Entitlement] {
+        try Set(subscriptions).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
     }
 
     /// Records what Apple answered about a subscription that has a record (compare-and-set,
     /// like every write of a record). False when there is no record.
     @discardableResult
-    public func confirm(_ snapshot: AppleStatusSnapshot, for originalTransactionId: String) throws -> Bool {
-        try store.update(StoreKeys.entitlement(originalTransactionId), as: EntitlementRecord.self,
+    public func confirm(_ snapshot: AppleStatusSnapshot, for subscription: SubscriptionRef) throws -> Bool {
+        try store.update(StoreKeys.entitlement(subscription), as: EntitlementRecord.self,
                          attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             guard var record = current else { return .keep(false) }
             record.confirmedByApple = snapshot
@@ -77,14 +84,23 @@ public struct EntitlementRepository {
         }
     }
 
-    /// The original transaction ids of a user, including those that carried the user's
-    /// appAccountToken before the user was known.
-    public func originalTransactionIds(ofUser userId: String) throws -> [String] {
-        try store.setMembers(StoreKeys.userTransactions(userId))
+    /// The subscriptions of a user, every app, including those that carried the user's
+    /// appAccountToken before the user was known; sorted.
+    public func subscriptions(ofUser userId: String) throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.userSubscriptions(userId)))
     }
 
-    public func originalTransactionIds(ofAppAccountToken token: String) throws -> [String] {
-        try store.setMembers(StoreKeys.appAccountTokenTransactions(token))
+    public func subscriptions(ofAppAccountToken token: String) throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.appAccountTokenSubscriptions(token)))
+    }
+
+    /// The user that owns a subscription, if it is linked.
+    public func owner(of subscription: SubscriptionRef) throws -> String? {
+        try store.get(StoreKeys.owner(subscription)).map { String(decoding: $0.bytes, as: UTF8.self) }
+    }
+
+    private static func references(_ members: [String]) -> [SubscriptionRef] {
+        members.compactMap(SubscriptionRef.init(member:)).sorted()
     }
 
     /// The user an appAccountToken was handed to, if any.
@@ -107,74 +123,68 @@ public struct EntitlementRepository {
         // Subscriptions that carried the token before the user was known join the user now.
         // Also when the token was already this user's and the mark is missing: a run killed
         // between the claim and these links is finished by the next one (linking is idempotent).
-        for originalTransactionId in try originalTransactionIds(ofAppAccountToken: token) {
-            try link(originalTransactionId, userId: userId, appAccountToken: nil)
+        for subscription in try subscriptions(ofAppAccountToken: token) {
+            try link(subscription, userId: userId, appAccountToken: nil)
         }
         try store.set(linked, Array("1".utf8), expiresIn: nil)
         return true
     }
 
-    private func link(_ originalTransactionId: String, userId explicitUser: String?, appAccountToken: String?,
+    private func link(_ subscription: SubscriptionRef, userId explicitUser: String?, appAccountToken: String?,
                       fact: AppleFact? = nil) throws {
         var userId = explicitUser
         if let token = appAccountToken, !token.isEmpty {
-            try store.addToSet(StoreKeys.appAccountTokenTransactions(token), originalTransactionId)
+            try store.addToSet(StoreKeys.appAccountTokenSubscriptions(token), subscription.member)
             if userId == nil { userId = try user(ofAppAccountToken: token) }
         }
         guard let userId else { return }
-        if try store.setIfAbsent(StoreKeys.owner(originalTransactionId), Array(userId.utf8), expiresIn: nil) {
-            try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
+        if try store.setIfAbsent(StoreKeys.owner(subscription), Array(userId.utf8), expiresIn: nil) {
+            try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
             return
         }
         // Owned already: the app's transfer policy decides (keep-first: a different user is
         // not silently linked).
-        let policy = transfers?.policy(bundleId: fact?.transaction?.bundleId) ?? .keepFirst
-        switch policy.decide(owner: try owner(of: originalTransactionId), claimant: userId,
+        let policy = transfers?.policy(bundleId: subscription.bundleId) ?? .keepFirst
+        switch policy.decide(owner: try owner(of: subscription), claimant: userId,
                              mayTransfer: explicitUser != nil || fact?.source == .ingest) {
         case .link:
-            try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
+            try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
         case .keep:
             return
         case .move(let from):
             if let transfers, let fact {
                 try CustomerRepository(store: store).recordTransfer(
-                    of: originalTransactionId, productId: fact.transaction?.productId, from: from, to: userId,
+                    of: subscription, productId: fact.transaction?.productId, from: from, to: userId,
                     context: transfers, factId: fact.id)
             }
-            try move(originalTransactionId, from: from, to: userId)
+            try move(subscription, from: from, to: userId)
         }
     }
 
     // MARK: Moving and removing links (support operations)
 
-    /// The user that owns a subscription, if any.
-    public func owner(of originalTransactionId: String) throws -> String? {
-        try store.get(StoreKeys.owner(originalTransactionId)).map { String(decoding: $0.bytes, as: UTF8.self) }
-    }
-
     /// Makes `userId` the subscription's owner in place of `previous` (nil: of nobody), and
     /// moves it between their sets. False, changing nothing, when another user owns it.
     /// Idempotent: once moved, moving again only finishes the sets.
     @discardableResult
-    public func move(_ originalTransactionId: String, from previous: String?, to userId: String) throws -> Bool {
-        let key = StoreKeys.owner(originalTransactionId)
+    public func move(_ subscription: SubscriptionRef, from previous: String?, to userId: String) throws -> Bool {
+        let key = StoreKeys.owner(subscription)
         let stored = try store.get(key)
         let current = stored.map { String(decoding: $0.bytes, as: UTF8.self) }
         if current != userId {
             guard current == previous,
                   try store.compareAndSet(key, Array(userId.utf8), expectedVersion: stored?.version, expiresIn: nil) else { return false }
         }
-        try store.addToSet(StoreKeys.userTransactions(userId), originalTransactionId)
-        if let previous, previous != userId { try store.removeFromSet(StoreKeys.userTransactions(previous), originalTransactionId) }
+        try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
+        if let previous, previous != userId { try store.removeFromSet(StoreKeys.userSubscriptions(previous), subscription.member) }
         return true
     }
 
     /// Takes the subscription away from `userId`: its owner key (when it is still theirs) and
     /// its place in their set. The record stays, anonymous.
-    public func unlink(_ originalTransactionId: String, fromUser userId: String) throws {
-        let key = StoreKeys.owner(originalTransactionId)
-        if try owner(of: originalTransactionId) == userId { try store.delete(key) }
-        try store.removeFromSet(StoreKeys.userTransactions(userId), originalTransactionId)
+    public func unlink(_ subscription: SubscriptionRef, fromUser userId: String) throws {
+        if try owner(of: subscription) == userId { try store.delete(StoreKeys.owner(subscription)) }
+        try store.removeFromSet(StoreKeys.userSubscriptions(userId), subscription.member)
     }
 
     /// Hands `token` from `previous` to `userId` (compare-and-set: only while it is still
@@ -189,8 +199,8 @@ public struct EntitlementRepository {
             guard let stored, current == previous,
                   try store.compareAndSet(key, Array(userId.utf8), expectedVersion: stored.version, expiresIn: nil) else { return false }
         }
-        for originalTransactionId in try originalTransactionIds(ofAppAccountToken: token) {
-            try move(originalTransactionId, from: previous, to: userId)
+        for subscription in try subscriptions(ofAppAccountToken: token) {
+            try move(subscription, from: previous, to: userId)
         }
         return true
     }

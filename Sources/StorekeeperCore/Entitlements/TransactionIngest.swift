@@ -94,8 +94,10 @@ public struct TransactionIngest {
 
     private static func entitlements(ofUser userId: String, in repository: EntitlementRepository, now: Date) throws -> [String: Entitlement] {
         var entitlements: [String: Entitlement] = [:]
-        for id in try repository.originalTransactionIds(ofUser: userId) {
-            if let record = try repository.record(id) { entitlements[id] = Entitlement(record, now: now) }
+        for subscription in try repository.subscriptions(ofUser: userId) {
+            if let record = try repository.record(subscription) {
+                entitlements[subscription.originalTransactionId] = Entitlement(record, now: now)
+            }
         }
         return entitlements
     }

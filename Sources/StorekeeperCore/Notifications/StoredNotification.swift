@@ -63,7 +63,8 @@ public struct StoredNotification: Decodable, Sendable {
     /// What Apple said, as the entitlement engine applies it.
     public var event: AppleFact {
         AppleFact(.notification(notificationUUID: notificationUUID, signedDate: signedDate,
-                                type: payload.rawNotificationType, subtype: payload.rawSubtype),
+                                type: payload.rawNotificationType, subtype: payload.rawSubtype,
+                                bundleId: payload.data?.bundleId),
                   transaction: transactionInfo, renewalInfo: renewalInfo)
     }
 }

@@ -16,18 +16,18 @@ import OpenSSLCrypto
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
 /// | queue `{notifications}` | one job per notification to apply; REFUND and REVOKE at priority 0 | — | receive-notification → process-notifications |
-/// | `appstore:entitlement:<originalTransactionId>` | the merged facts of one subscription (`EntitlementRecord`) and Apple's last reconciliation answer, written by compare-and-set | — | process-notifications, ingest-transaction, reconcile, migrate-receipt |
-/// | `appstore:entitlements` | set of every original transaction id with a record: what `reconcile` walks | — | entitlement writes |
-/// | `appstore:owner:<originalTransactionId>` | the user id that owns a subscription | — | linking |
-/// | `user:<userId>:transactions` | set of original transaction ids of a user | — | linking |
+/// | `appstore:app:<bundleId>:entitlement:<originalTransactionId>` | the merged facts of one subscription of one app (`EntitlementRecord`) and Apple's last reconciliation answer, written by compare-and-set | — | process-notifications, ingest-transaction, reconcile, migrate-receipt |
+/// | `appstore:subscriptions` | set of every subscription with a record (`SubscriptionRef`, `<bundleId>/<originalTransactionId>`): what `reconcile` walks | — | entitlement writes |
+/// | `appstore:app:<bundleId>:owner:<originalTransactionId>` | the user id that owns a subscription | — | linking |
+/// | `user:<userId>:subscriptions` | set of the subscriptions (`SubscriptionRef`) of a user, every app | — | linking |
 /// | `user:<userId>:customer` | what is kept about the user beyond purchases: grants and the audit timeline (`CustomerRecord`); after delete-customer a tombstone without grants | — | support operations |
 /// | `appstore:token:<appAccountToken>` | the user id an appAccountToken belongs to | — | ingest-transaction, Sign in with Apple |
-/// | `appstore:token:<appAccountToken>:transactions` | set of original transaction ids that carried the token, user known or not | — | linking |
+/// | `appstore:token:<appAccountToken>:subscriptions` | set of the subscriptions (`SubscriptionRef`) that carried the token, user known or not | — | linking |
 /// | `appstore:token:<appAccountToken>:linked` | "1": every subscription that carried the token before its user was known is linked to the user, so claiming it again relinks nothing | — | linking |
 /// | `appstore:ratelimit:<name>` | a token bucket shared by every process calling Apple, and Apple's last Retry-After (`SharedRateLimiter`): `api` for reconcile and recover-notifications, `migrate` for migrate-receipt (the public route's own, so the public cannot starve reconcile) | 1 h | reconcile, recover-notifications, migrate-receipt |
-/// | `appstore:migrated:<originalTransactionId>` | a migration of the id finished: what failed about it, if anything (`ReceiptMigrationMemo`); anonymous reruns answer from the store meanwhile | 24 h | migrate-receipt |
+/// | `appstore:app:<bundleId>:migrated:<originalTransactionId>` | a migration of the id finished: what failed about it, if anything (`ReceiptMigrationMemo`); anonymous reruns answer from the store meanwhile | 24 h | migrate-receipt |
 /// | `appstore:reconcile:cursor:<selection>` | where an unfinished `reconcile` run stopped (`ReconciliationCursor`) | 7 days | reconcile |
-/// | `appstore:migration:<originalTransactionId>` | the dual track of a receipt migration: legacy (verifyReceipt) and new (App Store Server API) status, whether they agree, when (`ReceiptMigrationAudit`) | — (the migration's audit) | migrate-receipt with legacyCheck |
+/// | `appstore:app:<bundleId>:migration:<originalTransactionId>` | the dual track of a receipt migration: legacy (verifyReceipt) and new (App Store Server API) status, whether they agree, when (`ReceiptMigrationAudit`) | — (the migration's audit) | migrate-receipt with legacyCheck |
 /// | `appstore:recover:cursor:<sha256 of the request as asked>` | the pagination token an unfinished `recover-notifications` run reached, and the request it belongs to | 24 h | recover-notifications |
 /// | `siwa:jwks` | Apple's key set from `/auth/keys` and when it was fetched (`AppleKeyCache`) | 7 days (refetched after 1 h; the fallback while Apple is unreachable) | identity-token verification |
 /// | `siwa:jwks:refresh` | "1": the right to refetch the key set on an unknown `kid`, shared by every process | 60 s | identity-token verification |
@@ -58,27 +58,31 @@ public enum StoreKeys {
         "{notifications}:n:" + notificationUUID
     }
 
-    public static func entitlement(_ originalTransactionId: String) -> String {
-        "appstore:entitlement:" + originalTransactionId
+    public static func entitlement(_ subscription: SubscriptionRef) -> String {
+        "appstore:app:" + subscription.bundleId + ":entitlement:" + subscription.originalTransactionId
     }
 
     /// The set of every subscription with a record, for reconciliation.
-    public static let entitlementIndex = "appstore:entitlements"
+    public static let subscriptionIndex = "appstore:subscriptions"
 
-    public static func owner(_ originalTransactionId: String) -> String {
-        "appstore:owner:" + originalTransactionId
+    public static func owner(_ subscription: SubscriptionRef) -> String {
+        "appstore:app:" + subscription.bundleId + ":owner:" + subscription.originalTransactionId
     }
 
-    public static func userTransactions(_ userId: String) -> String {
-        "user:" + userId + ":transactions"
+    public static func userSubscriptions(_ userId: String) -> String {
+        "user:" + userId + ":subscriptions"
+    }
+
+    public static func customer(_ userId: String) -> String {
+        "user:" + userId + ":customer"
     }
 
     public static func appAccountToken(_ token: String) -> String {
         "appstore:token:" + token.lowercased()
     }
 
-    public static func appAccountTokenTransactions(_ token: String) -> String {
-        "appstore:token:" + token.lowercased() + ":transactions"
+    public static func appAccountTokenSubscriptions(_ token: String) -> String {
+        "appstore:token:" + token.lowercased() + ":subscriptions"
     }
 
     public static func appAccountTokenLinked(_ token: String) -> String {
@@ -91,16 +95,29 @@ public enum StoreKeys {
     /// migrate-receipt's bucket: the public route's calls to Apple, apart from reconcile's.
     public static let receiptMigrationRateLimit = "appstore:ratelimit:migrate"
 
-    public static func receiptMigrated(_ originalTransactionId: String) -> String {
-        "appstore:migrated:" + originalTransactionId
+    public static func receiptMigrated(_ subscription: SubscriptionRef) -> String {
+        "appstore:app:" + subscription.bundleId + ":migrated:" + subscription.originalTransactionId
     }
 
     public static func reconciliationCursor(selection: String) -> String {
         "appstore:reconcile:cursor:" + selection
     }
 
-    public static func receiptMigration(_ originalTransactionId: String) -> String {
-        "appstore:migration:" + originalTransactionId
+    public static func receiptMigration(_ subscription: SubscriptionRef) -> String {
+        "appstore:app:" + subscription.bundleId + ":migration:" + subscription.originalTransactionId
+    }
+
+    /// Layout version 1's keys, before records carried the app: read only by the migration
+    /// to version 2 (`StoreMigrations`), which moves them.
+    enum LayoutV1 {
+        static let entitlementIndex = "appstore:entitlements"
+        static func entitlement(_ originalTransactionId: String) -> String { "appstore:entitlement:" + originalTransactionId }
+        static func owner(_ originalTransactionId: String) -> String { "appstore:owner:" + originalTransactionId }
+        static func userTransactions(_ userId: String) -> String { "user:" + userId + ":transactions" }
+        static func appAccountTokenTransactions(_ token: String) -> String {
+            "appstore:token:" + token.lowercased() + ":transactions"
+        }
+        static func receiptMigration(_ originalTransactionId: String) -> String { "appstore:migration:" + originalTransactionId }
     }
 
     public static func recoveryCursor(requestDigest: String) -> String {
@@ -163,12 +180,5 @@ public enum StoreKeys {
 
     public static func accountDeletion(_ userId: String) -> String {
         "user:" + userId + ":deleted"
-    }
-}
-
-extension StoreKeys {
-    /// What is kept about a user beyond purchases (`CustomerRecord`).
-    public static func customer(_ userId: String) -> String {
-        "user:" + userId + ":customer"
     }
 }

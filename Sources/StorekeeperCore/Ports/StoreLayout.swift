@@ -4,7 +4,7 @@
 /// not know:
 ///
 /// - no mark: the store predates the mark (version 1) or is new; the migrations from 1 run
-///   (none today) and the mark is written;
+///   and the mark is written;
 /// - an older version: the migrations from it run, then the mark is moved on;
 /// - a newer version: `.invalidConfiguration` (exit 78), naming both versions; the binary
 ///   must be upgraded, no retry can help.
@@ -12,17 +12,18 @@
 /// The check costs one store read when the mark is current.
 public enum StoreLayout {
     /// The layout this build reads and writes.
-    public static let currentVersion = 1
+    public static let currentVersion = 2
 
     /// What a store without the mark was written in: the layout before the mark existed.
     static let unmarkedVersion = 1
 
     /// Brings `store` to this build's layout, or refuses a store from a newer one.
-    public static func prepare(_ store: any KeyValueStore) throws(StoreError) {
-        try prepare(store, to: currentVersion, migrations: StoreMigrations.all)
+    public static func prepare(_ store: any KeyValueStore, context: StoreMigrationContext) throws(StoreError) {
+        try prepare(store, to: currentVersion, migrations: StoreMigrations.all, context: context)
     }
 
-    static func prepare(_ store: any KeyValueStore, to target: Int, migrations: [StoreMigration]) throws(StoreError) {
+    static func prepare(_ store: any KeyValueStore, to target: Int, migrations: [StoreMigration],
+                        context: StoreMigrationContext) throws(StoreError) {
         // Two rounds: a lost race on the mark means another process migrated meanwhile.
         for _ in 0..<2 {
             let stored = try store.get(StoreKeys.layoutVersion)
@@ -35,7 +36,7 @@ public enum StoreLayout {
             for migration in migrations where migration.from >= version && migration.from < target {
                 // A migration may meet a store another process is migrating too: each is
                 // idempotent, and the mark only moves on by compare-and-set.
-                try migration.run(store)
+                try migration.run(store, context)
             }
             if try store.compareAndSet(StoreKeys.layoutVersion, Array(String(target).utf8),
                                        expectedVersion: stored?.version, expiresIn: nil) {

@@ -17,6 +17,8 @@ public final class Reconciler {
     private let lookup: any SubscriptionStatusLookup
     private let verifier: SignedDataVerifier
     private let clock: any TimeSource
+    /// The app this reconciler walks: the lookup asks Apple with this app's token.
+    private let bundleId: String
 
     /// Called after each subscriber with (done, total), for a progress line on a terminal.
     public var progress: ((Int, Int) -> Void)?
@@ -31,8 +33,10 @@ public final class Reconciler {
         public var kind: String { "\(from?.rawValue ?? "none")→\(to.rawValue)" }
     }
 
-    public init(store: any KeyValueStore, lookup: any SubscriptionStatusLookup, verifier: SignedDataVerifier, clock: any TimeSource) {
+    public init(store: any KeyValueStore, bundleId: String, lookup: any SubscriptionStatusLookup, verifier: SignedDataVerifier,
+                clock: any TimeSource) {
         self.store = store
+        self.bundleId = bundleId
         self.repository = EntitlementRepository(store: store)
         self.lookup = lookup
         self.verifier = verifier
@@ -170,7 +174,8 @@ public final class Reconciler {
             renewal = try verifier.verifyRenewalInfo(signedRenewal, now: now).payload
         }
         let originalTransactionId = transaction.originalTransactionId ?? state.originalTransactionId
-        let stored = try repository.record(originalTransactionId)
+        let subscription = SubscriptionRef(bundleId: transaction.bundleId ?? bundleId, originalTransactionId: originalTransactionId)
+        let stored = try repository.record(subscription)
         // Two views of "before": the record as last written, and that record moved on by the
         // clock. A lost renewal shows in the second (it looked expired), a lost expiry in the
         // first (the record still said active); either differing from Apple is a correction.
@@ -182,7 +187,7 @@ public final class Reconciler {
         guard let record = update.record else { return nil }
         let after = record.status(at: now.millisecondsSince1970)
         let snapshot = AppleStatusSnapshot(appleStatus: state.status, status: after, askedAt: now.millisecondsSince1970)
-        try repository.confirm(snapshot, for: originalTransactionId)
+        try repository.confirm(snapshot, for: subscription)
         if storedNow != after {
             return Correction(originalTransactionId: originalTransactionId, from: storedNow, to: after)
         }
@@ -198,13 +203,14 @@ public final class Reconciler {
         case .explicit(let ids):
             return Set(ids).sorted()
         case .all:
-            return try repository.allOriginalTransactionIds()
+            return try repository.allSubscriptions(of: bundleId).map(\.originalTransactionId)
         case .needsAttention:
             var chosen = Set(try failedNotificationSubjects())
             let nowMilliseconds = now.millisecondsSince1970
-            for id in try repository.allOriginalTransactionIds() where !chosen.contains(id) {
+            for subscription in try repository.allSubscriptions(of: bundleId) where !chosen.contains(subscription.originalTransactionId) {
+                let id = subscription.originalTransactionId
                 let record: EntitlementRecord?
-                do { record = try repository.record(id) } catch { chosen.insert(id); continue }
+                do { record = try repository.record(subscription) } catch { chosen.insert(id); continue }
                 guard let record else {
                     chosen.insert(id) // indexed but never written: ask Apple what it is
                     continue
@@ -235,7 +241,8 @@ public final class Reconciler {
         for uuid in try store.deadLetters(in: StoreKeys.notificationQueue) {
             guard let stored = try store.get(StoreKeys.notification(uuid)),
                   let notification = try? JSONDecoder().decode(StoredNotification.self, from: Data(stored.bytes)),
-                  let id = notification.event.originalTransactionId
+                  let id = notification.event.originalTransactionId,
+                  notification.event.bundleId == nil || notification.event.bundleId == bundleId
             else { continue }
             subjects.append(id)
         }

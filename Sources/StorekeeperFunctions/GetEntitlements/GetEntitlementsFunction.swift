@@ -14,12 +14,13 @@ public final class GetEntitlementsFunction: TypedFunction {
         var appAccountToken: String?
         var originalTransactionId: String?
 
-        /// The one key given, or nil when none, several or an empty one is.
-        var key: EntitlementLookup.Key? {
+        /// The one key given, or nil when none, several or an empty one is. An original
+        /// transaction id is looked up in `apps`.
+        func key(apps: (String) throws -> [String]) rethrows -> EntitlementLookup.Key? {
             switch (userId, appAccountToken, originalTransactionId) {
             case (let user?, nil, nil) where !user.isEmpty: .user(user)
             case (nil, let token?, nil) where !token.isEmpty: .appAccountToken(token)
-            case (nil, nil, let id?) where !id.isEmpty: .originalTransactionId(id)
+            case (nil, nil, let id?) where !id.isEmpty: .originalTransactionId(id, bundleIds: try apps(id))
             default: nil
             }
         }
@@ -56,11 +57,12 @@ public final class GetEntitlementsFunction: TypedFunction {
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
-        guard let key = request.key else {
+        let repository = EntitlementRepository(store: try context.adapters.store())
+        guard let key = try request.key(apps: { try repository.apps(holding: $0) }) else {
             throw FunctionError.badInput(code: .invalidRequest,
                 message: "give exactly one of userId, appAccountToken, originalTransactionId")
         }
-        let lookup = EntitlementLookup(repository: EntitlementRepository(store: try context.adapters.store()))
+        let lookup = EntitlementLookup(repository: repository)
         return Reply(try lookup.entitlements(of: key, now: context.clock.now()))
     }
 }

@@ -127,7 +127,7 @@ public final class ReconcileFunction: TypedFunction {
 
     private func makeReconciler(store: any KeyValueStore, client: AppStoreServerAPIClient) -> Reconciler {
         let reconciler = Reconciler(
-            store: store, lookup: APIStatusLookup(client: client, sandboxFallback: run.settings.sandboxFallback),
+            store: store, bundleId: run.settings.credentials.bundleId, lookup: APIStatusLookup(client: client, sandboxFallback: run.settings.sandboxFallback),
             verifier: run.verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock)
         let log = context.log
         reconciler.onCorrection = { correction in

@@ -64,7 +64,7 @@ struct MigrateReceiptMigrationTests {
     static func entitlementVersions(_ path: String, _ ids: [String]) throws -> [String: Int64] {
         let store = try SQLiteStore(path: path)
         var versions: [String: Int64] = [:]
-        for id in ids { versions[id] = try store.get(StoreKeys.entitlement(id))?.version }
+        for id in ids { versions[id] = try store.get(StoreKeys.entitlement(SubscriptionRef(bundleId: FakeAppStore.bundleId, originalTransactionId: id)))?.version }
         return versions
     }
 
@@ -152,14 +152,14 @@ struct MigrateReceiptMigrationTests {
         #expect(answer.stderr.contains("legacy_track_disagrees"))
 
         let store = try SQLiteStore(path: path)
-        let audit = try #require(try ReceiptMigrationAudit.load(Self.subscription, from: store))
+        let audit = try #require(try ReceiptMigrationAudit.load(SubscriptionRef(bundleId: FakeAppStore.bundleId, originalTransactionId: Self.subscription), from: store))
         #expect(audit.legacyStatus == "expired")
         #expect(audit.newStatus == "active")
         #expect(audit.agree == false)
         #expect(audit.environment == "Sandbox")
         #expect(audit.recordedAt == 1_780_311_600_000)
         // Kept: it is the migration's audit, not a cache.
-        #expect(try store.get(StoreKeys.receiptMigration(Self.subscription)) != nil)
+        #expect(try store.get(StoreKeys.receiptMigration(SubscriptionRef(bundleId: FakeAppStore.bundleId, originalTransactionId: Self.subscription))) != nil)
     }
 
     @Test func appleFailingPartWayIsRetryableAndARerunFinishes() throws {

@@ -34,9 +34,9 @@ import Testing
         #expect(audits.first?.recordedAt == 1_780_311_600_000)
 
         let store = MemoryStore()
-        for audit in audits { try audit.save(in: store) }
-        #expect(try ReceiptMigrationAudit.load("1", from: store) == audits.first)
-        #expect(store.keys.contains("appstore:migration:1"))
+        for audit in audits { try audit.save(of: TestPKI.bundleId, in: store) }
+        #expect(try ReceiptMigrationAudit.load(.testApp("1"), from: store) == audits.first)
+        #expect(store.keys.contains("appstore:app:\(TestPKI.bundleId):migration:1"))
     }
 
     @Test func aTokenIsSetOnlyWherePurchasesCarryNoneAndNeverOnConsumables() {

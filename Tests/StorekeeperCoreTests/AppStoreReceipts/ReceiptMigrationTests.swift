@@ -131,7 +131,7 @@ import Testing
 
         #expect(result.legacy?.subscriptions.map(\.state) == [.expired])
         #expect(result.audits.map(\.agree) == [false])
-        let stored = try #require(try ReceiptMigrationAudit.load(Self.id, from: store))
+        let stored = try #require(try ReceiptMigrationAudit.load(.testApp(Self.id), from: store))
         #expect(stored.legacyStatus == "expired")
         #expect(stored.newStatus == "active")
         #expect(stored.environment == "Production")

@@ -100,10 +100,10 @@ struct CustomerSupportTests {
         #expect(outcome.appAccountTokensReleased == 1)
         #expect(outcome.accountDeleted)
         #expect(try entitlements.originalTransactionIds(ofUser: "user-1").isEmpty)
-        #expect(try entitlements.owner(of: "2000000101") == nil)
+        #expect(try entitlements.owner(of: .testApp("2000000101")) == nil)
         #expect(try entitlements.user(ofAppAccountToken: Self.token) == nil)
         #expect(try entitlements.record("2000000101") != nil, "the purchase facts stay")
-        #expect(try entitlements.allOriginalTransactionIds() == ["2000000101", "2000000102"])
+        #expect(try entitlements.allSubscriptions().map(\.originalTransactionId) == ["2000000101", "2000000102"])
         #expect(try AccountRepository(store: store, dataKey: nil).account(userId: "user-1") == nil)
         #expect(try store.get(StoreKeys.appleSubject("001234.abcd")) == nil)
 
@@ -152,7 +152,7 @@ struct CustomerSupportTests {
         let entitlements = EntitlementRepository(store: store)
         #expect(try entitlements.originalTransactionIds(ofUser: "user-9") == ["2000000101", "2000000102"])
         #expect(try entitlements.originalTransactionIds(ofUser: "anon-1").isEmpty)
-        #expect(try entitlements.owner(of: "2000000102") == "user-9")
+        #expect(try entitlements.owner(of: .testApp("2000000102")) == "user-9")
         #expect(try entitlements.user(ofAppAccountToken: Self.token) == "user-9")
 
         let target = try #require(try customers.record(ofUser: "user-9"))
@@ -176,10 +176,10 @@ struct CustomerSupportTests {
     /// Killed while moving the subscriptions: the rerun finishes the move.
     @Test func aMergeKilledHalfwayIsFinishedByARerun() throws {
         let store = try storeWithPurchases(of: "anon-1")
-        store.killAtWrite = { $0 == StoreKeys.owner("2000000102") }
+        store.killAtWrite = { $0 == StoreKeys.owner(.testApp("2000000102")) }
         #expect(throws: StoreError.self) { try CustomerMerge(store: store).merge("anon-1", into: "user-9", by: action()) }
         store.restart()
-        #expect(try EntitlementRepository(store: store).owner(of: "2000000102") == "anon-1")
+        #expect(try EntitlementRepository(store: store).owner(of: .testApp("2000000102")) == "anon-1")
         _ = try CustomerMerge(store: store).merge("anon-1", into: "user-9", by: action())
         let entitlements = EntitlementRepository(store: store)
         #expect(try entitlements.originalTransactionIds(ofUser: "user-9") == ["2000000101", "2000000102"])

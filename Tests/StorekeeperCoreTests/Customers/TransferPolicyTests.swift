@@ -32,7 +32,7 @@ struct TransferPolicyTests {
     @Test func keepFirstLeavesThePurchaseWithItsFirstOwnerAndRecordsNothing() throws {
         let store = try purchaseArrivesForASecondUser(.keepFirst)
         let entitlements = EntitlementRepository(store: store)
-        #expect(try entitlements.owner(of: "2000000201") == "user-a")
+        #expect(try entitlements.owner(of: .testApp("2000000201")) == "user-a")
         #expect(try entitlements.originalTransactionIds(ofUser: "user-a") == ["2000000201"])
         #expect(try entitlements.originalTransactionIds(ofUser: "user-b").isEmpty)
         #expect(try CustomerRepository(store: store).record(ofUser: "user-a") == nil)
@@ -42,7 +42,7 @@ struct TransferPolicyTests {
     @Test func moveToLatestMovesItAndBothHistoriesSaySo() throws {
         let store = try purchaseArrivesForASecondUser(.moveToLatest)
         let entitlements = EntitlementRepository(store: store)
-        #expect(try entitlements.owner(of: "2000000201") == "user-b")
+        #expect(try entitlements.owner(of: .testApp("2000000201")) == "user-b")
         #expect(try entitlements.originalTransactionIds(ofUser: "user-a").isEmpty)
         #expect(try entitlements.originalTransactionIds(ofUser: "user-b") == ["2000000201"])
         let out = try #require(try CustomerRepository(store: store).record(ofUser: "user-a")?.history.last)
@@ -64,7 +64,7 @@ struct TransferPolicyTests {
                                               type: "DID_RENEW", subtype: nil),
                                 transaction: purchase.transaction, renewalInfo: nil)
         _ = try repository(store, .moveToLatest).apply(renewal)
-        #expect(try EntitlementRepository(store: store).owner(of: "2000000201") == "user-b")
+        #expect(try EntitlementRepository(store: store).owner(of: .testApp("2000000201")) == "user-b")
     }
 
     @Test func theDecisionItself() {

@@ -47,7 +47,7 @@ struct EntitlementLookupTests {
     }
 
     @Test func byOriginalTransactionIdAnswersThatSubscriptionWithoutAUser() throws {
-        let answer = try lookUp(.originalTransactionId("2000000002"), in: try populatedStore())
+        let answer = try lookUp(.originalTransactionId("2000000002", bundleIds: [TestPKI.bundleId]), in: try populatedStore())
         #expect(answer.userId == nil)
         #expect(answer.entitlements.map(\.originalTransactionId) == ["2000000002"])
         #expect(!answer.active)
@@ -58,6 +58,6 @@ struct EntitlementLookupTests {
         #expect(answer.userId == "nobody")
         #expect(!answer.active)
         #expect(answer.entitlements.isEmpty)
-        #expect(try lookUp(.originalTransactionId("1999"), in: try populatedStore()).entitlements.isEmpty)
+        #expect(try lookUp(.originalTransactionId("1999", bundleIds: [TestPKI.bundleId]), in: try populatedStore()).entitlements.isEmpty)
     }
 }

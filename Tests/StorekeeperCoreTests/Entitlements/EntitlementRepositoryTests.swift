@@ -9,7 +9,7 @@ struct EntitlementRepositoryTests {
     /// A subscription that carried the token before its user was known, as `apply` leaves it.
     func storeWithAnUnownedPurchase() throws -> MemoryStore {
         let store = MemoryStore()
-        _ = try store.addToSet(StoreKeys.appAccountTokenTransactions(Self.token), "1000000000000001")
+        _ = try store.addToSet(StoreKeys.appAccountTokenSubscriptions(Self.token), SubscriptionRef.testApp("1000000000000001").member)
         return store
     }
 

@@ -42,7 +42,7 @@ struct ReconcilerTests {
         story.refund()
         let lookup = AppleStatuses(answers: [story.originalTransactionId: [try Self.appleSays(story, status: 5)]])
         let clock = SystemTime(pinnedAt: Date(timeIntervalSince1970: Double(story.now) / 1000))
-        let reconciler = Reconciler(store: store, lookup: lookup, verifier: try TestPKI.verifier(), clock: clock)
+        let reconciler = Reconciler(store: store, bundleId: TestPKI.bundleId, lookup: lookup, verifier: try TestPKI.verifier(), clock: clock)
         var corrections: [Reconciler.Correction] = []
         reconciler.onCorrection = { corrections.append($0) }
 
@@ -64,7 +64,7 @@ struct ReconcilerTests {
         let repository = EntitlementRepository(store: store)
         _ = try repository.apply(story.events[0])
         let before = try repository.record(story.originalTransactionId)
-        let reconciler = Reconciler(store: store, lookup: AppleStatuses(answers: [:]), verifier: try TestPKI.verifier(),
+        let reconciler = Reconciler(store: store, bundleId: TestPKI.bundleId, lookup: AppleStatuses(answers: [:]), verifier: try TestPKI.verifier(),
                                     clock: SystemTime(pinnedAt: Date(timeIntervalSince1970: Double(story.now) / 1000)))
         let report = try reconciler.run(.all, outOfTime: { false })
         #expect(report.correctedTotal == 0 && report.failedTotal == 1, "\(report)")

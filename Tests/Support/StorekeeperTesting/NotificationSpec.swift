@@ -54,7 +54,7 @@ public struct NotificationSpec: Sendable {
 
     /// What the entitlement engine is given for this notification once it is verified.
     public var event: AppleFact {
-        AppleFact(.notification(notificationUUID: uuid, signedDate: signedDate, type: type, subtype: subtype),
+        AppleFact(.notification(notificationUUID: uuid, signedDate: signedDate, type: type, subtype: subtype, bundleId: bundleId),
                   transaction: transaction, renewalInfo: renewal)
     }
 

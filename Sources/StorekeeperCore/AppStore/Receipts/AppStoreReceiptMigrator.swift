@@ -49,6 +49,12 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
         /// Whether a production "not found" is asked of the sandbox.
         let fallback: Bool
         let account: ReceiptMigrationAccount
+        /// The receipt's app: every subscription it finds is that app's.
+        let bundleId: String
+
+        func subscription(_ originalTransactionId: String) -> SubscriptionRef {
+            SubscriptionRef(bundleId: bundleId, originalTransactionId: originalTransactionId)
+        }
     }
 
     /// Throws `AppStoreAPIError` when Apple cannot answer (retryable: rerun) or refuses the
@@ -58,7 +64,8 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     public func migrate(_ receipt: AppReceipt, environment: String, account: ReceiptMigrationAccount) throws -> ReceiptMigrationOutcome {
         let apiEnvironment: AppStoreAPIEnvironment = environment == "Sandbox" ? .sandbox : .production
         let run = Run(now: clock.now(), environment: apiEnvironment,
-                      fallback: apiEnvironment == .production && sandboxFallback, account: account)
+                      fallback: apiEnvironment == .production && sandboxFallback, account: account,
+                      bundleId: receipt.bundleId)
         var progress = ReceiptMigrationProgress()
         for id in receipt.originalTransactionIds {
             try follow(id, run, &progress)
@@ -72,7 +79,7 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
 
     private func follow(_ id: String, _ run: Run, _ progress: inout ReceiptMigrationProgress) throws {
         guard !progress.knows(id) else { return }
-        let before = try repository.record(id).map { Entitlement($0, now: run.now).status }
+        let before = try repository.record(run.subscription(id)).map { Entitlement($0, now: run.now).status }
         progress.follow(id, statusBefore: before)
     }
 
@@ -165,10 +172,10 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     private func outcome(_ progress: ReceiptMigrationProgress, receiptIds: [String], _ run: Run) throws -> ReceiptMigrationOutcome {
         let subscriptions = try progress.ids.map { id -> ReceiptMigrationOutcome.Subscription in
             let state = progress.subjects[id] ?? ReceiptMigrationProgress.Subject()
-            let entitlement = try repository.record(id).map { Entitlement($0, now: run.now) }
+            let entitlement = try repository.record(run.subscription(id)).map { Entitlement($0, now: run.now) }
             var linked: Bool?
             if let userId = run.account.userId, entitlement != nil {
-                linked = try repository.originalTransactionIds(ofUser: userId).contains(id)
+                linked = try repository.subscriptions(ofUser: userId).contains(run.subscription(id))
             }
             return ReceiptMigrationOutcome.Subscription(
                 originalTransactionId: id, productId: entitlement?.productId, status: entitlement?.status.rawValue,

@@ -49,7 +49,7 @@ public struct ReceiptMigration {
             return LegacyTrack(answer: answer, subscriptions: LegacySubscriptionStatus.infer(from: answer.response, now: clock.now()))
         }
         let (outcome, fromStore) = try newTrack(receipt, environment: environment, account: account, anonymous: anonymous)
-        let audits = try legacyTrack.map { try record(outcome, beside: $0, environment: environment) } ?? []
+        let audits = try legacyTrack.map { try record(outcome, of: receipt.bundleId, beside: $0, environment: environment) } ?? []
         return Result(outcome: outcome, fromStore: fromStore, legacy: legacyTrack, audits: audits)
     }
 
@@ -76,15 +76,15 @@ public struct ReceiptMigration {
             return (stored, true)
         }
         let outcome = try migrator.migrate(receipt, environment: environment, account: account)
-        try ReceiptMigrationMemo.record(outcome, now: clock.now(), in: store)
+        try ReceiptMigrationMemo.record(outcome, of: receipt.bundleId, now: clock.now(), in: store)
         return (outcome, false)
     }
 
-    private func record(_ outcome: ReceiptMigrationOutcome, beside legacy: LegacyTrack,
+    private func record(_ outcome: ReceiptMigrationOutcome, of bundleId: String, beside legacy: LegacyTrack,
                         environment: String) throws -> [ReceiptMigrationAudit] {
         let audits = ReceiptMigrationAudit.compare(legacy: legacy.subscriptions, outcome: outcome,
                                                    environment: environment, now: clock.now())
-        for audit in audits { try audit.save(in: store) }
+        for audit in audits { try audit.save(of: bundleId, in: store) }
         return audits
     }
 }

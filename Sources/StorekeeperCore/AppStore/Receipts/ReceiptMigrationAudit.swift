@@ -48,16 +48,17 @@ public struct ReceiptMigrationAudit: Codable, Sendable, Equatable {
     }
 
     /// Writes the record (the latest comparison replaces an earlier one).
-    public func save(in store: any KeyValueStore) throws(StoreError) {
+    public func save(of bundleId: String, in store: any KeyValueStore) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Strings, numbers and booleans only: encoding cannot fail.
         let bytes = (try? encoder.encode(self)).map(Array.init) ?? []
-        try store.set(StoreKeys.receiptMigration(originalTransactionId), bytes, expiresIn: nil)
+        try store.set(StoreKeys.receiptMigration(SubscriptionRef(bundleId: bundleId, originalTransactionId: originalTransactionId)),
+                      bytes, expiresIn: nil)
     }
 
-    public static func load(_ originalTransactionId: String, from store: any KeyValueStore) throws(StoreError) -> ReceiptMigrationAudit? {
-        guard let stored = try store.get(StoreKeys.receiptMigration(originalTransactionId)) else { return nil }
+    public static func load(_ subscription: SubscriptionRef, from store: any KeyValueStore) throws(StoreError) -> ReceiptMigrationAudit? {
+        guard let stored = try store.get(StoreKeys.receiptMigration(subscription)) else { return nil }
         return try? JSONDecoder().decode(ReceiptMigrationAudit.self, from: Data(stored.bytes))
     }
 }

@@ -22,14 +22,16 @@ public struct ReceiptMigrationMemo: Codable, Sendable, Equatable {
     }
 
     /// Writes a memo for every id of a migration that finished (not for one Apple stopped part way).
-    public static func record(_ outcome: ReceiptMigrationOutcome, now: Date, in store: any KeyValueStore) throws(StoreError) {
+    public static func record(_ outcome: ReceiptMigrationOutcome, of bundleId: String, now: Date,
+                              in store: any KeyValueStore) throws(StoreError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         for subscription in outcome.subscriptions {
             let memo = ReceiptMigrationMemo(failure: subscription.failure, migratedAt: now.millisecondsSince1970)
             // An optional string and a number: encoding cannot fail.
             let bytes = (try? encoder.encode(memo)).map(Array.init) ?? []
-            try store.set(StoreKeys.receiptMigrated(subscription.originalTransactionId), bytes, expiresIn: lifetime)
+            let key = StoreKeys.receiptMigrated(SubscriptionRef(bundleId: bundleId, originalTransactionId: subscription.originalTransactionId))
+            try store.set(key, bytes, expiresIn: lifetime)
         }
     }
 
@@ -45,14 +47,15 @@ public struct ReceiptMigrationMemo: Codable, Sendable, Equatable {
         guard !ids.isEmpty else { return nil }
         var memos: [String: ReceiptMigrationMemo] = [:]
         for id in ids {
-            guard let stored = try store.get(StoreKeys.receiptMigrated(id)),
+            guard let stored = try store.get(StoreKeys.receiptMigrated(SubscriptionRef(bundleId: receipt.bundleId, originalTransactionId: id))),
                   let memo = try? JSONDecoder().decode(ReceiptMigrationMemo.self, from: Data(stored.bytes))
             else { return nil }
             memos[id] = memo
         }
         let repository = EntitlementRepository(store: store)
         let subscriptions = try ids.map { id -> ReceiptMigrationOutcome.Subscription in
-            let entitlement = try repository.record(id).map { Entitlement($0, now: now) }
+            let subscription = SubscriptionRef(bundleId: receipt.bundleId, originalTransactionId: id)
+            let entitlement = try repository.record(subscription).map { Entitlement($0, now: now) }
             let status = entitlement?.status.rawValue
             return ReceiptMigrationOutcome.Subscription(
                 originalTransactionId: id, productId: entitlement?.productId, status: status, statusBefore: status,
