@@ -1,3 +1,4 @@
+import FoundationEssentials
 import FunctionRuntime
 import HTTPTransport
 import RedisStore
@@ -36,10 +37,16 @@ public final class Adapters: FunctionAdapters {
     }
 
     /// A store written before several apps were supported belongs to the app the one-app
-    /// settings name. Read raw, not through its setting: a function that does not declare
-    /// the variable still migrates the store correctly.
+    /// settings name, or else to the catalog's first app. Read raw, not through their
+    /// settings: a function that declares neither variable still migrates the store correctly.
     private static func migrationContext(_ environment: EnvironmentVariables) -> StoreMigrationContext {
-        StoreMigrationContext(legacyBundleId: environment.optional("APPSTORE_BUNDLE_ID").flatMap { $0.isEmpty ? nil : $0 })
+        let bundleId = environment.optional("APPSTORE_BUNDLE_ID").flatMap { $0.isEmpty ? nil : $0 }
+        let catalogPath = environment.optional("STOREKEEPER_CATALOG").flatMap { $0.isEmpty ? nil : $0 }
+        return StoreMigrationContext {
+            if let bundleId { return bundleId }
+            guard let catalogPath, let bytes = FileManager.default.contents(atPath: catalogPath) else { return nil }
+            return (try? Catalog.parse(Array(bytes)))?.apps.first?.bundleId
+        }
     }
 
     private static func openStore(_ environment: EnvironmentVariables) throws(StoreError) -> any KeyValueStore {

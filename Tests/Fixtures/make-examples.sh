@@ -100,9 +100,9 @@ example unknown-field.json "A request with a field the function does not know is
   '{"signedData": "a.b.c", "signedDate": 1}' \
   '{"error": {"code": "unknown_field", "message": "<<any>>"}}' 65
 
-example missing-configuration.json "Without APPSTORE_BUNDLE_ID the function refuses to start: exit 78, naming the variable." \
+example missing-configuration.json "Without APPSTORE_BUNDLE_ID or STOREKEEPER_CATALOG the function refuses to start: exit 78, naming both." \
   '{"signedData": "a.b.c"}' \
-  '{"error": {"code": "configuration_error", "message": "APPSTORE_BUNDLE_ID is not set"}}' 78 \
+  '{"error": {"code": "configuration_error", "message": "APPSTORE_BUNDLE_ID is not set (nor STOREKEEPER_CATALOG)"}}' 78 \
   '{"APPSTORE_ROOT_CERTS": "Tests/Fixtures/pki/root.pem"}'
 
 # receive-notification: the same notification twice in one batch: stored once.

@@ -3,11 +3,16 @@ import FoundationEssentials
 /// What a migration may need to know beyond the store: the deployment's settings.
 public struct StoreMigrationContext: Sendable {
     /// The app a store from before several apps (layout 1) belongs to: `APPSTORE_BUNDLE_ID`,
-    /// or the first app of the catalog. nil when neither names one.
-    public var legacyBundleId: String?
+    /// or the first app of the catalog; nil when neither names one. Asked only when there is
+    /// something to migrate, so an up-to-date store costs no reading of settings.
+    public var legacyBundleId: @Sendable () -> String?
+
+    public init(legacyBundleId: @escaping @Sendable () -> String?) {
+        self.legacyBundleId = legacyBundleId
+    }
 
     public init(legacyBundleId: String?) {
-        self.legacyBundleId = legacyBundleId
+        self.legacyBundleId = { legacyBundleId }
     }
 }
 
@@ -37,7 +42,7 @@ enum RecordsCarryTheirApp {
     static func run(_ store: any KeyValueStore, _ context: StoreMigrationContext) throws(StoreError) {
         let legacyIds = try store.setMembers(StoreKeys.LayoutV1.entitlementIndex)
         guard !legacyIds.isEmpty else { return }
-        guard let bundleId = context.legacyBundleId else {
+        guard let bundleId = context.legacyBundleId() else {
             throw StoreError(.invalidConfiguration, "the store was written for one app before several apps were supported; "
                              + "set APPSTORE_BUNDLE_ID, or list that app first in the catalog, so its records can be moved")
         }

@@ -20,7 +20,19 @@ public indirect enum StrictJSON: Sendable, Equatable {
     public struct FormatError: Error, Equatable, CustomStringConvertible {
         public let reason: String
         public let offset: Int
+        /// Where in the document: the members and indices leading to the value that failed
+        /// (for a duplicate name, to the name itself); empty at the top. A configuration file
+        /// names the field this way rather than by byte.
+        public internal(set) var path: [PathComponent] = []
+        /// Set when the text names a member twice: the name (the path ends at it).
+        public internal(set) var duplicateName: String?
         public var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    /// One step into a document: an object's member or an array's element.
+    public enum PathComponent: Sendable, Equatable {
+        case member(String)
+        case index(Int)
     }
 
     /// Hostile nesting would otherwise recurse until the stack runs out.
@@ -154,13 +166,23 @@ extension StrictJSON {
                 let name = try string()
                 // Compared decoded, so "a" and "\u0061" are the same name.
                 guard names.insert(name).inserted else {
-                    throw FormatError(reason: "duplicate member name \"\(name.prefix(64))\"", offset: nameOffset)
+                    var error = FormatError(reason: "duplicate member name \"\(name.prefix(64))\"", offset: nameOffset)
+                    error.path = [.member(name)]
+                    error.duplicateName = name
+                    throw error
                 }
                 skipWhitespace()
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 position += 1
                 skipWhitespace()
-                members.append((name, try value(depth: depth + 1)))
+                do {
+                    members.append((name, try value(depth: depth + 1)))
+                } catch {
+                    // Paid only on failure: the path is built on the way out.
+                    var located = error
+                    located.path.insert(.member(name), at: 0)
+                    throw located
+                }
                 skipWhitespace()
                 guard position < bytes.count else { throw fail("unexpected end") }
                 if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
@@ -179,7 +201,13 @@ extension StrictJSON {
             }
             while true {
                 skipWhitespace()
-                elements.append(try value(depth: depth + 1))
+                do {
+                    elements.append(try value(depth: depth + 1))
+                } catch {
+                    var located = error
+                    located.path.insert(.index(elements.count), at: 0)
+                    throw located
+                }
                 skipWhitespace()
                 guard position < bytes.count else { throw fail("unexpected end") }
                 if bytes[position] == UInt8(ascii: ",") { position += 1; continue }

@@ -5,10 +5,12 @@ extension AppStoreAPIFunction {
     /// One operation with its identifiers, query and body, as the caller names them.
     public struct Request: RequestBody {
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case operation, environment, sandboxFallback, transactionId, originalTransactionId, orderId
+            case operation, bundleId, environment, sandboxFallback, transactionId, originalTransactionId, orderId
             case testNotificationToken, productId, requestIdentifier, query, body, allPages, decode
         }
         var operation: String
+        /// The app asked about (the only one without it): the token's bid.
+        var bundleId: String?
         var environment: String?
         var sandboxFallback: Bool?
         var transactionId: String?
@@ -76,6 +78,8 @@ extension AppStoreAPIFunction {
     /// Apple's answer, every page merged, with who answered and how hard it was to get.
     public struct Answer: Encodable {
         var operation: String
+        /// The app asked about (the token's bid).
+        var bundleId: String
         /// The environment that answered (the sandbox, after a production "not found").
         var environment: String
         var attempts: Int

@@ -16,10 +16,11 @@ public final class AppStoreAPIFunction: TypedFunction {
         visibility: .internal,
         summary: "Call one App Store Server API endpoint (Apple's method names), with retries, paging and decoded signed fields.",
         request: """
-            {"operation": "<name>", "environment": "Production" | "Sandbox" (default Production),
+            {"operation": "<name>", "bundleId": "...", "environment": "Production" | "Sandbox" (default Production),
              "<identifier>": "...", "query": {...}, "body": {...}, "allPages": false, "decode": false,
              "sandboxFallback": true}
-              sandboxFallback (default: on when APPSTORE_ENVIRONMENT accepts Sandbox): a production
+              \(AppStoreAPISettings.bundleIdHelp).
+              sandboxFallback (default: on when the app accepts Sandbox data): a production
               "not found" for a lookup by transaction id is asked of the sandbox.
               decode (needs APPSTORE_ROOT_CERTS): each signed field gets its verified payload next
               to it (signedTransactions → transactions, signedTransactionInfo → transactionInfo,
@@ -30,7 +31,7 @@ public final class AppStoreAPIFunction: TypedFunction {
             \(AppStoreAPIOperationSpec.helpText)
             """,
         response: """
-            {"operation": "...", "environment": "Production" | "Sandbox" (which one answered),
+            {"operation": "...", "bundleId": "...", "environment": "Production" | "Sandbox" (which one answered),
              "attempts": n, "pages": n (allPages), "response": {Apple's JSON, decoded fields added}}
             Apple's errors: {"error": {"code": "<Apple's name, e.g. TransactionIdNotFoundError>",
               "message", "errorCode": 4040010, "httpStatus": 404, "retryable": false, "attempts": n}}
@@ -54,19 +55,21 @@ public final class AppStoreAPIFunction: TypedFunction {
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
         let spec = try request.spec()
+        let app = try settings.catalog.app(requested: request.bundleId)
         let environment = try AppStoreAPISettings.environment(request.environment)
         let parameters = try request.parameters(for: spec)
         let decode = request.decode ?? false
         if decode && verifier == nil {
             throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set: \"decode\" needs the trusted roots to verify signed fields")
         }
-        let fallback = request.sandboxFallback ?? settings.acceptedEnvironments.contains(.sandbox)
+        let fallback = request.sandboxFallback ?? settings.sandboxFallback(for: app)
         let call = try AppStoreAPICall(spec: spec, identifiers: parameters.identifiers, query: parameters.query, body: parameters.body)
 
         let pages: Pages
         var response: JSONValue
         do {
-            pages = try send(call, environment: environment, sandboxFallback: fallback && spec.lookup, allPages: request.allPages == true)
+            pages = try send(call, app: app, environment: environment, sandboxFallback: fallback && spec.lookup,
+                             allPages: request.allPages == true)
         } catch let error as AppStoreAPIError {
             context.log.warning("app_store_api_failed", ["operation": spec.name, "code": error.code, "attempts": String(error.attempts)])
             return .failed(error)
@@ -86,7 +89,7 @@ public final class AppStoreAPIFunction: TypedFunction {
             }
         }
         return Reply(.answered(Answer(
-            operation: spec.name, environment: pages.answeredBy.rawValue, attempts: pages.attempts,
+            operation: spec.name, bundleId: app.bundleId, environment: pages.answeredBy.rawValue, attempts: pages.attempts,
             pages: request.allPages == true ? pages.bodies.count : nil, response: response)))
     }
 
@@ -99,9 +102,9 @@ public final class AppStoreAPIFunction: TypedFunction {
 
     /// The first page, and with `allPages` every next one (at most `maximumPages`, never the
     /// same cursor twice). An error carries the attempts of the whole call.
-    private func send(_ call: AppStoreAPICall, environment: AppStoreAPIEnvironment, sandboxFallback: Bool,
+    private func send(_ call: AppStoreAPICall, app: CatalogApp, environment: AppStoreAPIEnvironment, sandboxFallback: Bool,
                       allPages: Bool) throws -> Pages {
-        let client = try settings.makeClient(context: context)
+        let client = try settings.makeClient(context: context, app: app)
         var pages = Pages(answeredBy: environment)
         var cursor: String? = call.initialCursor
         var seen: Set<String> = []

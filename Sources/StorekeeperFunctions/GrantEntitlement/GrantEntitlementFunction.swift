@@ -44,8 +44,7 @@ public final class GrantEntitlementFunction: TypedFunction {
              "grantedBy": "<the caller's token name>", "revokedAt": null}}
             unknown_entitlement, unknown_app, invalid_request: 400, exit 65; customer_deleted: 404, exit 65.
             """,
-        variables: [.optional(StorekeeperSettings.bundleId, "without a catalog, the only app a grant may name")]
-            + SupportWiring.variables
+        variables: AppStoreSettings.catalogVariables + SupportWiring.variables
     )
 
     private let support: SupportWiring
@@ -53,15 +52,7 @@ public final class GrantEntitlementFunction: TypedFunction {
 
     public init(context: FunctionContext) throws {
         support = SupportWiring(context: context)
-        catalog = try Self.catalog(context.environment)
-    }
-
-    /// The deployment's catalog; without one, the implied catalog of the one app.
-    static func catalog(_ environment: EnvironmentVariables) throws -> Catalog {
-        guard let bundleId = try environment.value(StorekeeperSettings.bundleId) else {
-            return Catalog(apps: [], entitlements: [:], products: [:], productsImplied: true)
-        }
-        return Catalog.singleApp(bundleId: bundleId, appAppleId: nil, environments: [])
+        catalog = try StorekeeperSettings.catalog(in: context.environment)
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {

@@ -54,9 +54,7 @@ public final class IngestTransactionFunction: TypedFunction {
     public init(context: FunctionContext) throws {
         let settings = try AppStoreSettings(environment: context.environment)
         ingest = TransactionIngest(verifier: settings.makeVerifier(adapters: context.adapters, log: context.log))
-        let configuration = settings.verifierConfiguration
-        catalog = Catalog.singleApp(bundleId: configuration.bundleId, appAppleId: configuration.appAppleId,
-                                    environments: configuration.acceptedEnvironments)
+        catalog = settings.catalog
         self.context = context
     }
 

@@ -9,8 +9,11 @@ extension MigrateReceiptFunction {
         visibility: .public,
         summary: "Read and verify a legacy app receipt (PKCS#7) from an old app version, move its purchases to the App Store Server API, optionally compare with the legacy verifyReceipt.",
         request: """
-            {"receiptData": "<base64 app receipt>", "dryRun": false, "legacyCheck": false,
+            {"receiptData": "<base64 app receipt>", "bundleId": "<optional>", "dryRun": false, "legacyCheck": false,
              "userId": "<optional>", "appAccountToken": "<optional UUID>", "sessionToken": "<optional>"}
+              bundleId: the app the receipt must be of (invalid_request when the catalog has no such
+              app, INVALID_APP_IDENTIFIER for another app's receipt); without it a receipt of any of
+              the catalog's apps is taken, and Apple is asked for the app the receipt names.
               dryRun: answer what the receipt holds; nothing is asked of Apple, nothing is stored
               (no API key needed).
               Otherwise, for each original transaction id: Get Transaction History (every page) and

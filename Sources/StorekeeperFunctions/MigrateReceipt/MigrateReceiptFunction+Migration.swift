@@ -12,9 +12,10 @@ extension MigrateReceiptFunction {
             throw FunctionError.badInput(message: "app_account_token_of_another_user")
         }
         // The API key is needed from here on, and only here: a dry run works without it. Built
-        // per request, once the request and its account are known to be good.
-        let migrator = try makeMigrator(transfers: TransferContext(catalog: settings.catalog, actor: actor,
-                                                                   date: context.clock.now().millisecondsSince1970))
+        // per request, once the request and its account are known to be good, for the app
+        // the verified receipt names; linking follows the catalog's transfer policy.
+        let transfers = TransferContext(catalog: settings.catalog, actor: actor, date: context.clock.now().millisecondsSince1970)
+        let migrator = try makeMigrator(bundleId: receipt.bundleId, transfers: transfers)
         let legacy = request.legacyCheck ? settings.sharedSecret.map { [context] secret in
             VerifyReceiptClient(http: { try context.adapters.http() }, endpoints: settings.endpoints, sharedSecret: secret)
         } : nil
@@ -68,7 +69,7 @@ extension MigrateReceiptFunction {
 
     /// The migrator over the App Store Server API client, from the API settings (exit 78 when
     /// the key or the roots to verify Apple's answers are missing).
-    private func makeMigrator(transfers: TransferContext) throws -> any ReceiptMigrator {
+    private func makeMigrator(bundleId: String, transfers: TransferContext) throws -> any ReceiptMigrator {
         let api = try AppStoreAPISettings(environment: context.environment)
         guard let verification = api.verification else {
             throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set (Apple's answers are verified before they are applied)")
@@ -78,10 +79,11 @@ extension MigrateReceiptFunction {
         let gate = MigrationRateLimitGate(limiter: SharedRateLimiter(
             store: try context.adapters.store(), key: StoreKeys.receiptMigrationRateLimit, requestsPerSecond: requestsPerSecond),
             time: context.clock, log: context.log)
-        let client = try api.makeClient(context: context, gate: gate)
+        let app = try api.catalog.app(requested: bundleId)
+        let client = try api.makeClient(context: context, app: app, gate: gate)
         let migrator = AppStoreReceiptMigrator(
             client: client, verifier: verification.makeVerifier(adapters: context.adapters, log: context.log),
-            store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback,
+            store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback(for: app),
             transfers: transfers)
         let log = context.log
         migrator.onRejected = { id, code in

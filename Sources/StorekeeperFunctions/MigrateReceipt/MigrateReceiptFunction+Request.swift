@@ -6,10 +6,12 @@ import StorekeeperCore
 extension MigrateReceiptFunction {
     public struct Request: RequestBody {
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case receiptData, dryRun, legacyCheck, userId, appAccountToken, sessionToken
+            case receiptData, bundleId, dryRun, legacyCheck, userId, appAccountToken, sessionToken
         }
         /// Base64 of the receipt file (line breaks and spaces tolerated, as apps send them).
         var receiptData: String
+        /// The app the receipt must be of (any of the catalog's without it: a receipt names its app).
+        var bundleId: String?
         var dryRun: Bool?
         var legacyCheck: Bool?
         /// The user the purchases are linked to.
@@ -23,6 +25,7 @@ extension MigrateReceiptFunction {
 
     /// A request whose fields agree with each other and with who sent it.
     struct CheckedRequest {
+        var bundleId: String?
         var dryRun: Bool
         var legacyCheck: Bool
         var userId: String?
@@ -76,7 +79,7 @@ extension MigrateReceiptFunction {
             throw ReceiptError(.invalidReceiptFormat, "receiptData is not base64")
         }
         return CheckedRequest(
-            dryRun: dryRun, legacyCheck: legacyCheck, userId: request.userId, appAccountToken: appAccountToken,
+            bundleId: request.bundleId, dryRun: dryRun, legacyCheck: legacyCheck, userId: request.userId, appAccountToken: appAccountToken,
             sessionToken: request.sessionToken, receiptData: receiptData, der: der,
             anonymous: request.sessionToken == nil && !vouched)
     }

@@ -34,7 +34,7 @@ public final class MigrateReceiptFunction: TypedFunction {
             userId = session.userId
         }
 
-        let reading = try settings.verifier.read(der: request.der)
+        let reading = try settings.verifier(for: request.bundleId).read(der: request.der)
         var answer = Answer(reading, dryRun: request.dryRun)
         let environment: String
         switch reading.verification {

@@ -3,11 +3,13 @@ import FunctionRuntime
 import OpenSSLCrypto
 import StorekeeperCore
 
-/// The settings of `migrate-receipt`: the legacy receipt roots, the app, the accepted
-/// environments, and the legacy verifyReceipt endpoint with its shared secret.
+/// The settings of `migrate-receipt`: the legacy receipt roots, the catalog's apps (or the
+/// one of APPSTORE_BUNDLE_ID) with their accepted environments, and the legacy verifyReceipt
+/// endpoint with its shared secret.
 struct ReceiptSettings {
     static let variables: [SettingUse] = [
         .declared(StorekeeperSettings.receiptRootCertificates),
+        .declared(StorekeeperSettings.catalog, "receipts of any of its apps, each in its environments"),
         .declared(StorekeeperSettings.bundleId),
         .declared(StorekeeperSettings.acceptedEnvironments, "Xcode-signed receipts only when Xcode is listed"),
         .declared(StorekeeperSettings.sharedSecret),
@@ -15,15 +17,14 @@ struct ReceiptSettings {
         .declared(RuntimeSettings.caBundle),
     ]
 
+    let catalog: Catalog
+    /// Receipts of any of the catalog's apps.
     let verifier: ReceiptVerifier
     let sharedSecret: String?
     let endpoints: VerifyReceiptClient.Endpoints
-    /// The one app's transfer policy (whose purchases move when they arrive for another user).
-    let catalog: Catalog
 
     init(environment: EnvironmentVariables) throws {
-        let bundleId = try environment.required(StorekeeperSettings.bundleId)
-        let accepted = try environment.required(StorekeeperSettings.acceptedEnvironments)
+        catalog = try StorekeeperSettings.catalog(in: environment)
         let rootPaths = try environment.required(StorekeeperSettings.receiptRootCertificates)
         let roots = TrustAnchors {
             let certificates = try rootPaths.flatMap { try Certificate.load(path: $0) }
@@ -32,9 +33,16 @@ struct ReceiptSettings {
             }
             return certificates
         }
-        verifier = ReceiptVerifier(configuration: .init(trustAnchors: roots, bundleId: bundleId, acceptedEnvironments: accepted))
+        verifier = ReceiptVerifier(configuration: .init(trustAnchors: roots, apps: catalog.apps))
         sharedSecret = try environment.value(StorekeeperSettings.sharedSecret)
         endpoints = try environment.value(StorekeeperSettings.verifyReceiptURL).map { .under($0) } ?? .apple
-        catalog = Catalog.singleApp(bundleId: bundleId, appAppleId: nil, environments: accepted)
+    }
+
+    /// Receipts of the app a request names (that app's environments; another app's receipt is
+    /// INVALID_APP_IDENTIFIER), or of any of the catalog's apps.
+    func verifier(for bundleId: String?) throws -> ReceiptVerifier {
+        guard let bundleId else { return verifier }
+        let app = try catalog.app(requested: bundleId)
+        return ReceiptVerifier(configuration: .init(trustAnchors: verifier.configuration.trustAnchors, apps: [app]))
     }
 }

@@ -125,9 +125,10 @@ public final class ReconcileFunction: TypedFunction {
         return report.stoppedBy == nil ? Reply(response) : Reply(response, status: ErrorDisposition.retryLater.httpStatus, exitCode: ErrorDisposition.retryLater.exitCode)
     }
 
-    private func makeReconciler(store: any KeyValueStore, client: AppStoreServerAPIClient) -> Reconciler {
+    private func makeReconciler(store: any KeyValueStore, client: AppStoreServerAPIClient) throws -> Reconciler {
         let reconciler = Reconciler(
-            store: store, bundleId: run.settings.credentials.bundleId, lookup: APIStatusLookup(client: client, sandboxFallback: run.settings.sandboxFallback),
+            store: store, bundleId: try run.settings.catalog.app(requested: nil).bundleId,
+            lookup: APIStatusLookup(client: client, sandboxFallback: try run.settings.sandboxFallback()),
             verifier: run.verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock)
         let log = context.log
         reconciler.onCorrection = { correction in

@@ -9,7 +9,7 @@ public final class RecoverNotificationsFunction: TypedFunction {
     public struct Request: RequestBody {
         public enum CodingKeys: String, CodingKey, CaseIterable {
             case startDate, endDate, notificationType, notificationSubtype, originalTransactionId, transactionId
-            case onlyFailures, environment, budgetSeconds, restart
+            case onlyFailures, bundleId, environment, budgetSeconds, restart
         }
         var startDate: RequestInstant?
         var endDate: RequestInstant?
@@ -20,6 +20,8 @@ public final class RecoverNotificationsFunction: TypedFunction {
         var originalTransactionId: String?
         var transactionId: String?
         var onlyFailures: Bool?
+        /// Whose notification history (the only app without it): Apple keeps one per app.
+        var bundleId: String?
         var environment: String?
         var budgetSeconds: Double?
         var restart: Bool?
@@ -41,13 +43,15 @@ public final class RecoverNotificationsFunction: TypedFunction {
         }
 
         /// Apple's question, with the end of the window filled in, and the name of its cursor,
-        /// which is the question as asked: "until now" resumes as "until now".
-        func query(_ window: (start: Int64, end: Int64), environment: AppStoreAPIEnvironment) -> (query: NotificationHistoryRequest, cursorName: String) {
+        /// which is the question as asked: "until now" resumes as "until now", and one app's
+        /// run never resumes another's.
+        func query(_ window: (start: Int64, end: Int64), app: CatalogApp,
+                   environment: AppStoreAPIEnvironment) -> (query: NotificationHistoryRequest, cursorName: String) {
             var asked = NotificationHistoryRequest(
                 startDate: window.start, endDate: endDate?.milliseconds, notificationType: notificationType,
                 notificationSubtype: notificationSubtype,
                 transactionId: originalTransactionId ?? transactionId, onlyFailures: onlyFailures)
-            let cursorName = NotificationRecovery.cursorName(asked: asked, environment: environment.rawValue)
+            let cursorName = NotificationRecovery.cursorName(asked: asked, environment: "\(app.bundleId) \(environment.rawValue)")
             asked.endDate = window.end
             return (asked, cursorName)
         }
@@ -72,7 +76,9 @@ public final class RecoverNotificationsFunction: TypedFunction {
         request: """
             {"startDate": ms | "2026-11-01T00:00:00Z", "endDate": ms | "..." (default now),
              "notificationType": "DID_RENEW", "notificationSubtype": "...", "originalTransactionId": "...",
-             "onlyFailures": true, "environment": "Production" | "Sandbox", "budgetSeconds": 600, "restart": false}
+             "onlyFailures": true, "bundleId": "...", "environment": "Production" | "Sandbox", "budgetSeconds": 600,
+             "restart": false}
+              \(AppStoreAPISettings.bundleIdHelp) (Apple keeps a history per app).
               Apple keeps 180 days and accepts one filter at a time besides the dates. A run
               resumes at the page where the same request stopped, unless restart.
             """,
@@ -101,10 +107,11 @@ public final class RecoverNotificationsFunction: TypedFunction {
         let window = try request.window(now: context.clock.now().millisecondsSince1970)
         let time = context.clock
         let deadline = try ResumableRun.deadline(budgetSeconds: request.budgetSeconds, default: defaultBudget, time: time)
+        let app = try run.settings.catalog.app(requested: request.bundleId)
         let environment = try AppStoreAPISettings.environment(request.environment)
-        let asked = request.query(window, environment: environment)
+        let asked = request.query(window, app: app, environment: environment)
         let store = try context.adapters.store()
-        let client = try run.settings.makeClient(context: context)
+        let client = try run.settings.makeClient(context: context, app: app)
         let recovery = NotificationRecovery(
             store: store, inbox: run.verification.makeNotificationInbox(adapters: context.adapters),
             source: APINotificationHistory(client: client, environment: environment), clock: context.clock)

@@ -3,25 +3,37 @@ import FunctionRuntime
 import OpenSSLCrypto
 import StorekeeperCore
 
-/// The `APPSTORE_*` settings every App Store function shares, read once from the environment
-/// and checked before the first request, so a mistake is exit 78 at start-up rather than a
+/// The `APPSTORE_*` settings and the catalog every App Store function shares, read once at
+/// start and checked before the first request, so a mistake is exit 78 at start-up rather than a
 /// wrong answer later.
 struct AppStoreSettings {
     /// What a function that verifies signed data lists in its descriptor.
-    static let variables: [SettingUse] = [
-        .declared(StorekeeperSettings.rootCertificates), .declared(StorekeeperSettings.bundleId),
-        .declared(StorekeeperSettings.appAppleId), .declared(StorekeeperSettings.acceptedEnvironments),
+    static let variables: [SettingUse] = [.declared(StorekeeperSettings.rootCertificates)] + catalogVariables + [
         .declared(StorekeeperSettings.onlineChecks), .declared(RuntimeSettings.caBundle), .declared(RuntimeSettings.storeURL),
     ]
 
+    /// What a function that reads the catalog lists: the file, or the variables that
+    /// describe one app without it.
+    static let catalogVariables: [SettingUse] = [
+        .declared(StorekeeperSettings.catalog), .declared(StorekeeperSettings.bundleId),
+        .declared(StorekeeperSettings.appAppleId), .declared(StorekeeperSettings.acceptedEnvironments),
+    ]
+
+    /// The apps, products and entitlements (STOREKEEPER_CATALOG, or the one app of the
+    /// APPSTORE_* variables).
+    let catalog: Catalog
     let verifierConfiguration: SignedDataVerifier.Configuration
     let onlineChecks: OnlineCheckPolicy
 
     init(environment: EnvironmentVariables) throws {
-        let bundleId = try environment.required(StorekeeperSettings.bundleId)
-        let accepted = try environment.required(StorekeeperSettings.acceptedEnvironments)
-        let appAppleId = try environment.value(StorekeeperSettings.appAppleId)
-        if appAppleId == nil, accepted.contains(.production) {
+        try self.init(environment: environment, catalog: StorekeeperSettings.catalog(in: environment))
+    }
+
+    /// With the catalog already read.
+    init(environment: EnvironmentVariables, catalog: Catalog) throws {
+        self.catalog = catalog
+        // A catalog file already refuses this, naming the field.
+        for app in catalog.apps where app.appAppleId == nil && app.environments.contains(.production) {
             throw FunctionError.configuration("\(StorekeeperSettings.appAppleId.name) is required when Production data is accepted")
         }
         let rootPaths = try environment.required(StorekeeperSettings.rootCertificates)
@@ -34,12 +46,7 @@ struct AppStoreSettings {
             return certificates
         }
         onlineChecks = try environment.required(StorekeeperSettings.onlineChecks)
-        verifierConfiguration = SignedDataVerifier.Configuration(
-            trustAnchors: roots,
-            bundleId: bundleId,
-            appAppleId: appAppleId,
-            acceptedEnvironments: accepted
-        )
+        verifierConfiguration = SignedDataVerifier.Configuration(trustAnchors: roots, apps: catalog.apps)
     }
 }
 
@@ -55,7 +62,7 @@ extension AppStoreSettings {
             // Data of these environments is not signed by Apple: its signature is not checked,
             // which must never be so in production.
             log.warning("unsigned_environment_accepted",
-                        ["variable": StorekeeperSettings.acceptedEnvironments.name,
+                        ["variable": catalog.productsImplied ? StorekeeperSettings.acceptedEnvironments.name : StorekeeperSettings.catalog.name,
                          "environments": unsigned.map(\.rawValue).sorted().joined(separator: ",")])
         }
         return verifier(adapters: adapters)

@@ -5,20 +5,24 @@ import StorekeeperCore
 /// The app and the verification of Apple's signed data.
 extension StorekeeperSettings {
 
-    static let bundleId = Setting<String>.text(
-        "APPSTORE_BUNDLE_ID", .required,
-        help: "the app's bundle id; signed data and receipts for any other app are INVALID_APP_IDENTIFIER")
+    static let bundleId = Setting<String>(
+        "APPSTORE_BUNDLE_ID", .requiredUnless(catalog.name), sources: [.environment, .catalogSection("apps")],
+        help: "the app's bundle id (letters, digits, hyphens, periods); signed data and receipts for any other app are INVALID_APP_IDENTIFIER"
+    ) { text throws(SettingProblem) in
+        guard CatalogApp.isValidBundleId(text) else { throw SettingProblem("may hold only letters, digits, hyphens and periods") }
+        return text
+    }
 
     static let appAppleId = Setting<Int64>(
-        "APPSTORE_APP_APPLE_ID", .optional,
-        help: "the numeric App Apple ID; required when Production is accepted, checked on Production data"
+        "APPSTORE_APP_APPLE_ID", .optional, sources: [.environment, .catalogSection("apps")],
+        help: "the numeric App Apple ID; required when Production is accepted (unless STOREKEEPER_CATALOG is set), checked on Production data"
     ) { text throws(SettingProblem) in
         guard let value = Int64(text), value > 0 else { throw SettingProblem("must be the numeric App Apple ID") }
         return value
     }
 
     static let acceptedEnvironments = Setting<Set<Environment>>(
-        "APPSTORE_ENVIRONMENT", .optional, default: "Production,Sandbox",
+        "APPSTORE_ENVIRONMENT", .optional, sources: [.environment, .catalogSection("apps")], default: "Production,Sandbox",
         help: "comma-separated accepted environments: Production, Sandbox, Xcode, LocalTesting (default Production,Sandbox: App Review buys in the sandbox)"
     ) { text throws(SettingProblem) in
         let names = Set(text.split(separator: ",").map { $0.trimmedOfSpaces }.filter { !$0.isEmpty })
@@ -44,7 +48,7 @@ extension StorekeeperSettings {
     }
 
     static let appStore: [SettingDeclaration] = [
-        bundleId.declaration, appAppleId.declaration, acceptedEnvironments.declaration, rootCertificates.declaration,
+        catalog.declaration, bundleId.declaration, appAppleId.declaration, acceptedEnvironments.declaration, rootCertificates.declaration,
         onlineChecks.declaration,
     ]
 

@@ -8,8 +8,10 @@ import StorekeeperCore
 public final class TestNotificationFunction: TypedFunction {
     public struct Request: RequestBody {
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case environment, timeoutSeconds, pollIntervalMilliseconds, decode
+            case bundleId, environment, timeoutSeconds, pollIntervalMilliseconds, decode
         }
+        /// The app whose notification URL is tested (the only one without it).
+        var bundleId: String?
         var environment: String?
         var timeoutSeconds: Int?
         var pollIntervalMilliseconds: Int?
@@ -27,6 +29,7 @@ public final class TestNotificationFunction: TypedFunction {
             var hint: String?
         }
 
+        var bundleId: String
         var environment: String
         var testNotificationToken: String
         var delivered: Bool
@@ -47,14 +50,15 @@ public final class TestNotificationFunction: TypedFunction {
         visibility: .internal,
         summary: "Request an App Store test notification and report whether, and how, Apple delivered it.",
         request: """
-            {"environment": "Production" | "Sandbox" (default Production), "timeoutSeconds": 60 (1-600),
+            {"bundleId": "...", "environment": "Production" | "Sandbox" (default Production), "timeoutSeconds": 60 (1-600),
              "pollIntervalMilliseconds": 2000 (10-60000), "decode": false}
+              \(AppStoreAPISettings.bundleIdHelp)
               Requests a test notification, then polls Get Test Notification Status until Apple
               reports an attempt, or the timeout passes. decode (needs APPSTORE_ROOT_CERTS) adds
               the verified test notification as "payload".
             """,
         response: """
-            {"environment": "...", "testNotificationToken": "...", "delivered": true | false,
+            {"bundleId": "...", "environment": "...", "testNotificationToken": "...", "delivered": true | false,
              "outcome": "delivered" | "failed" | "pending", "polls": n,
              "sendAttempts": [{"attemptDate": ms, "sendAttemptResult": "SUCCESS" | "SSL_ISSUE" |
                "TIMED_OUT" | "UNSUCCESSFUL_HTTP_RESPONSE_CODE" | ..., "hint": "what to check"}]}
@@ -75,6 +79,7 @@ public final class TestNotificationFunction: TypedFunction {
     }
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
+        let app = try settings.catalog.app(requested: request.bundleId)
         let environment = try AppStoreAPISettings.environment(request.environment)
         let timeout = request.timeoutSeconds ?? 60
         guard (1...600).contains(timeout) else {
@@ -89,7 +94,7 @@ public final class TestNotificationFunction: TypedFunction {
             throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set: \"decode\" needs the trusted roots")
         }
 
-        let delivery = TestNotificationDelivery(client: try settings.makeClient(context: context),
+        let delivery = TestNotificationDelivery(client: try settings.makeClient(context: context, app: app),
                                                 time: context.clock, environment: environment)
         let token: String
         let report: TestNotificationDelivery.Report
@@ -105,8 +110,8 @@ public final class TestNotificationFunction: TypedFunction {
             context.log.warning("test_notification_status_unavailable", ["code": error.code])
             return .failed(error)
         }
-        let answer = self.answer(report, token: token, environment: environment, decode: decode)
-        context.log.info("test_notification_delivered", ["environment": environment.rawValue, "outcome": answer.outcome,
+        let answer = self.answer(report, token: token, app: app, environment: environment, decode: decode)
+        context.log.info("test_notification_delivered", ["bundleId": app.bundleId, "environment": environment.rawValue, "outcome": answer.outcome,
                                                "results": answer.sendAttempts.map(\.sendAttemptResult).joined(separator: ",")])
         switch answer.outcome {
         case "delivered": return Reply(.answered(answer))
@@ -115,11 +120,12 @@ public final class TestNotificationFunction: TypedFunction {
         }
     }
 
-    private func answer(_ report: TestNotificationDelivery.Report, token: String, environment: AppStoreAPIEnvironment, decode: Bool) -> Answer {
+    private func answer(_ report: TestNotificationDelivery.Report, token: String, app: CatalogApp,
+                        environment: AppStoreAPIEnvironment, decode: Bool) -> Answer {
         let attempts = report.status?.sendAttempts ?? []
         let delivered = attempts.contains { $0.sendAttemptResult == .success }
         var answer = Answer(
-            environment: environment.rawValue, testNotificationToken: token, delivered: delivered,
+            bundleId: app.bundleId, environment: environment.rawValue, testNotificationToken: token, delivered: delivered,
             outcome: delivered ? "delivered" : (attempts.isEmpty ? "pending" : "failed"), polls: report.polls,
             sendAttempts: attempts.map { attempt in
                 let result = attempt.rawSendAttemptResult ?? "OTHER"

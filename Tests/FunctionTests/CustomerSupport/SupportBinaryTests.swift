@@ -18,10 +18,17 @@ struct SupportBinaryTests {
     /// A deployment: one store, every function run against it.
     struct Deployment {
         let store = "sqlite:" + FileManager.default.temporaryDirectory.appendingPathComponent("support-\(UUID().uuidString).db").path
+        /// A catalog file in place of the APPSTORE_* app variables.
+        var catalog: String?
 
         func run(_ name: String, _ request: [String: Any], extra: [String: String] = [:]) throws -> (answer: [String: Any], exitCode: Int32) {
             var environment = SupportBinaryTests.environment.merging(extra) { $1 }
             environment["STORE_URL"] = store
+            if let catalog {
+                environment["STOREKEEPER_CATALOG"] = catalog
+                environment["APPSTORE_BUNDLE_ID"] = nil
+                environment["APPSTORE_APP_APPLE_ID"] = nil
+            }
             let result = try FunctionBinary(name: name).run(stdin: try JSONSerialization.data(withJSONObject: request), environment: environment)
             let answer = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any],
                                       "\(name): \(result.stdoutText) \(result.stderrText)")
@@ -127,5 +134,30 @@ extension SupportBinaryTests {
         try deployment.purchase("3500000001", userId: "user-second")
         #expect(try deployment.entitlementIds("userId", "user-first") == ["3500000001"])
         #expect(try deployment.entitlementIds("userId", "user-second").isEmpty)
+    }
+}
+
+extension SupportBinaryTests {
+    /// A catalog whose one app moves a purchase to the user it arrived for last.
+    static func catalogFile(transfer: String) throws -> String {
+        let catalog: [String: Any] = [
+            "apps": [["bundleId": "com.example.storekeeper", "appAppleId": 1_234_567_890, "environments": ["Sandbox"],
+                      "transfer": transfer]],
+            "entitlements": ["pro": ["description": "paid features"]],
+            "products": ["com.example.pro.monthly": ["entitlements": ["pro"]]],
+        ]
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: catalog).write(to: url)
+        return url.path
+    }
+
+    @Test(arguments: ["keep-first", "move-to-latest"])
+    func aPurchaseArrivingForASecondUserFollowsTheAppsPolicy(_ policy: String) throws {
+        let deployment = Deployment(catalog: try Self.catalogFile(transfer: policy))
+        try deployment.purchase("3600000001", userId: "user-first")
+        try deployment.purchase("3600000001", userId: "user-second")
+        let moved = policy == "move-to-latest"
+        #expect(try deployment.entitlementIds("userId", "user-first") == (moved ? [] : ["3600000001"]))
+        #expect(try deployment.entitlementIds("userId", "user-second") == (moved ? ["3600000001"] : []))
     }
 }

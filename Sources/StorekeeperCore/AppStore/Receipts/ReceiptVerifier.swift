@@ -14,14 +14,24 @@ public final class ReceiptVerifier {
     public struct Configuration {
         /// The legacy receipt roots (Apple Inc. Root), `APPSTORE_RECEIPT_ROOT_CERTS`.
         public var trustAnchors: TrustAnchors
-        public var bundleId: String
+        /// The apps whose receipts are accepted (the catalog's), each with its environments:
         /// Production, Sandbox, Xcode (a receipt is never LocalTesting).
-        public var acceptedEnvironments: Set<Environment>
+        public var apps: [CatalogApp]
 
-        public init(trustAnchors: TrustAnchors, bundleId: String, acceptedEnvironments: Set<Environment>) {
+        public init(trustAnchors: TrustAnchors, apps: [CatalogApp]) {
             self.trustAnchors = trustAnchors
-            self.bundleId = bundleId
-            self.acceptedEnvironments = acceptedEnvironments
+            self.apps = apps
+        }
+
+        /// One app.
+        public init(trustAnchors: TrustAnchors, bundleId: String, acceptedEnvironments: Set<Environment>) {
+            self.init(trustAnchors: trustAnchors,
+                      apps: [CatalogApp(bundleId: bundleId, appAppleId: nil, environments: acceptedEnvironments)])
+        }
+
+        /// Every environment some app accepts.
+        public var acceptedEnvironments: Set<Environment> {
+            apps.reduce(into: []) { $0.formUnion($1.environments) }
         }
     }
 
@@ -112,10 +122,11 @@ public final class ReceiptVerifier {
             try Self.checkAppleMarkers(chain)
             chainVerified = true
         }
-        guard receipt.bundleId == configuration.bundleId else {
-            throw ReceiptError(.invalidAppIdentifier, "bundle id \(receipt.bundleId.prefix(200)) is not \(configuration.bundleId)")
+        guard let app = configuration.apps.first(where: { $0.bundleId == receipt.bundleId }) else {
+            throw ReceiptError(.invalidAppIdentifier,
+                               "bundle id \(receipt.bundleId.prefix(200)) is not \(configuration.apps.map(\.bundleId).joined(separator: " or "))")
         }
-        guard configuration.acceptedEnvironments.contains(environment) else {
+        guard app.environments.contains(environment) else {
             throw ReceiptError(.invalidEnvironment, "environment \(environment.rawValue) is not accepted")
         }
         return Verification(environment: environment, chainVerified: chainVerified)

@@ -26,18 +26,32 @@ public final class SignedDataVerifier {
     public struct Configuration {
         /// Trust anchors: Apple's roots in production, the test PKI's root in tests.
         public var trustAnchors: TrustAnchors
-        /// The app's bundle id; every transaction, notification and app transaction must carry it.
-        public var bundleId: String
-        /// The numeric App Apple ID, checked on Production data. Required when Production is accepted.
-        public var appAppleId: Int64?
-        /// The environments whose data is accepted (a production server also serves App Review's sandbox purchases).
-        public var acceptedEnvironments: Set<Environment>
+        /// The apps whose data is accepted (the catalog's). Every transaction, notification
+        /// and app transaction must carry one's bundle id, and is then checked against that
+        /// app's environments and, on Production data, its numeric App Apple ID.
+        public var apps: [CatalogApp]
 
-        public init(trustAnchors: TrustAnchors, bundleId: String, appAppleId: Int64?, acceptedEnvironments: Set<Environment>) {
+        public init(trustAnchors: TrustAnchors, apps: [CatalogApp]) {
             self.trustAnchors = trustAnchors
-            self.bundleId = bundleId
-            self.appAppleId = appAppleId
-            self.acceptedEnvironments = acceptedEnvironments
+            self.apps = apps
+        }
+
+        /// One app: its bundle id, its App Apple ID (required when Production is accepted)
+        /// and the environments whose data it accepts (a production server also serves App
+        /// Review's sandbox purchases).
+        public init(trustAnchors: TrustAnchors, bundleId: String, appAppleId: Int64?, acceptedEnvironments: Set<Environment>) {
+            self.init(trustAnchors: trustAnchors,
+                      apps: [CatalogApp(bundleId: bundleId, appAppleId: appAppleId, environments: acceptedEnvironments)])
+        }
+
+        /// Every environment some app accepts: renewal info, which names no app, is checked
+        /// against these.
+        public var acceptedEnvironments: Set<Environment> {
+            apps.reduce(into: []) { $0.formUnion($1.environments) }
+        }
+
+        public func app(bundleId: String?) -> CatalogApp? {
+            apps.first { $0.bundleId == bundleId }
         }
     }
 
@@ -158,16 +172,17 @@ public final class SignedDataVerifier {
             revocationOutcome = try checkChainAndSignature(parsed, signingTime: signingTime, now: now)
         }
 
-        try checkAppIdentity(claims, type: resolvedType, environment: environment)
-        guard let environment, configuration.acceptedEnvironments.contains(environment) else {
+        let app = try checkAppIdentity(claims, type: resolvedType, environment: environment)
+        guard let environment, (app?.environments ?? configuration.acceptedEnvironments).contains(environment) else {
             throw VerificationError.environmentNotAccepted(declaredEnvironment)
         }
         var nested = NestedPayloads()
         if resolvedType == .notification, let scope = claims.notificationScope {
-            nested = try verifyNested(in: scope, environment: environment, now: now, unsignedData: unsignedData)
+            nested = try verifyNested(in: scope, environment: environment, bundleId: app?.bundleId, now: now,
+                                      unsignedData: unsignedData)
         }
         return VerifiedSignedData(
-            type: resolvedType, environment: environment, payload: payload.encoded(), signedDate: signingTime,
+            type: resolvedType, environment: environment, bundleId: app?.bundleId, payload: payload.encoded(), signedDate: signingTime,
             transactionInfo: nested.transactionInfo, renewalInfo: nested.renewalInfo,
             appTransactionInfo: nested.appTransactionInfo, signatureSkipped: skipSignature, revocation: revocationOutcome)
     }
@@ -224,8 +239,8 @@ public final class SignedDataVerifier {
     /// The nested JWS are Apple-signed in their own right: verify them, never trust them
     /// because the envelope verified; each must be the kind its field names, of the
     /// envelope's environment.
-    private func verifyNested(in scope: SignedPayloadClaims.NotificationScope, environment: Environment, now: Date,
-                              unsignedData: UnsignedData) throws(VerificationError) -> NestedPayloads {
+    private func verifyNested(in scope: SignedPayloadClaims.NotificationScope, environment: Environment, bundleId: String?,
+                              now: Date, unsignedData: UnsignedData) throws(VerificationError) -> NestedPayloads {
         func nested(_ signed: String?, _ field: String, as kind: SignedDataType) throws(VerificationError) -> [UInt8]? {
             guard let signed else { return nil }
             let inner: VerifiedSignedData
@@ -239,6 +254,10 @@ public final class SignedDataVerifier {
             guard inner.environment == environment else {
                 throw VerificationError(.invalidEnvironment,
                                         "\(field) declares environment \(inner.environment.rawValue), the notification \(environment.rawValue)")
+            }
+            // Several apps are served: a notification for one never carries another's data.
+            if let innerApp = inner.bundleId, innerApp != bundleId {
+                throw VerificationError(.invalidAppIdentifier, "\(field) is for \(innerApp), the notification for \(bundleId ?? "(none)")")
             }
             return inner.payload
         }
@@ -347,7 +366,10 @@ public final class SignedDataVerifier {
         try? chainStore.set(key, Array(bytes), expiresIn: lifetime)
     }
 
-    private func checkAppIdentity(_ claims: SignedPayloadClaims, type: SignedDataType, environment: Environment?) throws(VerificationError) {
+    /// Step 4: the app the data names, which the deployment must serve; nil for renewal
+    /// info, which names none.
+    private func checkAppIdentity(_ claims: SignedPayloadClaims, type: SignedDataType,
+                                  environment: Environment?) throws(VerificationError) -> CatalogApp? {
         let bundleId: String?
         let appAppleId: Int64?
         switch type {
@@ -362,19 +384,21 @@ public final class SignedDataVerifier {
             appAppleId = nil
         case .renewalInfo:
             // Renewal info carries no bundle id; its environment is still checked.
-            return
+            return nil
         }
-        guard bundleId == configuration.bundleId else {
-            throw VerificationError(.invalidAppIdentifier, "bundle id \(bundleId ?? "(none)") is not \(configuration.bundleId)")
+        guard let app = configuration.app(bundleId: bundleId) else {
+            throw VerificationError(.invalidAppIdentifier,
+                                    "bundle id \(bundleId.map { String($0.prefix(200)) } ?? "(none)") is not \(configuration.apps.map(\.bundleId).joined(separator: " or "))")
         }
         // Apple omits appAppleId from sandbox data; in Production it must be this app's.
-        // (Production data on a server that does not accept Production is refused by the
+        // (Production data for an app that does not accept Production is refused by the
         // environment check that follows, which says so more plainly.)
-        if environment == .production, configuration.acceptedEnvironments.contains(.production),
+        if environment == .production, app.environments.contains(.production),
            type == .notification || type == .appTransaction {
-            guard let expected = configuration.appAppleId, appAppleId == expected else {
-                throw VerificationError(.invalidAppIdentifier, "App Apple ID \(appAppleId.map(String.init) ?? "(none)") is not this app's")
+            guard let expected = app.appAppleId, appAppleId == expected else {
+                throw VerificationError(.invalidAppIdentifier, "App Apple ID \(appAppleId.map(String.init) ?? "(none)") is not \(app.bundleId)'s")
             }
         }
+        return app
     }
 }

@@ -11,6 +11,9 @@ public struct VerifiedSignedData: Sendable {
     public let type: SignedDataType
     /// The environment the data declares, one this deployment accepts.
     public let environment: Environment
+    /// The app the data was checked against (one of the deployment's); nil for renewal
+    /// info, which names no app.
+    public let bundleId: String?
     /// The verified payload: the signed JSON value, re-encoded compactly.
     public let payload: [UInt8]
     /// When Apple signed it (an app transaction: when the receipt was created).
