@@ -41,7 +41,7 @@ extension CustomerRepository {
     static func checkGrantable(_ entitlement: String, bundleId: String?, in catalog: Catalog) throws {
         guard !entitlement.isEmpty else { throw SupportError(.invalidRequest, "entitlement is empty") }
         if let bundleId, catalog.app(bundleId: bundleId) == nil {
-            throw SupportError(.unknownApp, "the deployment serves no app \(bundleId)")
+            throw SupportError(.invalidRequest, "bundleId \(bundleId.prefix(200)) is not one of this deployment's apps")
         }
         guard catalog.productsImplied || catalog.entitlements[entitlement] != nil else {
             throw SupportError(.unknownEntitlement, "the catalog declares no entitlement \(entitlement)")

@@ -5,8 +5,6 @@ public typealias SupportError = DomainError<SupportErrorKind>
 public enum SupportErrorKind: String, ErrorKind {
     /// The catalog has no such entitlement (an implied catalog takes any name).
     case unknownEntitlement = "unknown_entitlement"
-    /// The deployment serves no app with this bundle id.
-    case unknownApp = "unknown_app"
     /// The customer has no grant with this id.
     case grantNotFound = "grant_not_found"
     /// Storekeeper knows nothing of this user.
@@ -15,13 +13,13 @@ public enum SupportErrorKind: String, ErrorKind {
     case customerDeleted = "customer_deleted"
     /// merge-customers: an id already merged into another one, or merged the other way.
     case alreadyMerged = "already_merged"
-    /// A request that cannot be done as asked (a grant that ends before it starts, a merge
-    /// of an id into itself): answered like any other invalid request.
+    /// A request that cannot be done as asked (a grant that ends before it starts or names
+    /// an app the deployment does not serve, a merge of an id into itself): answered like any other invalid request.
     case invalidRequest = "invalid_request"
 
     public var disposition: ErrorDisposition {
         switch self {
-        case .unknownEntitlement, .unknownApp, .alreadyMerged, .invalidRequest: .badInput
+        case .unknownEntitlement, .alreadyMerged, .invalidRequest: .badInput
         case .customerNotFound, .grantNotFound, .customerDeleted: .caller(.notFound)
         }
     }

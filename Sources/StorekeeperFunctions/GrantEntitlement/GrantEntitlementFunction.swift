@@ -42,7 +42,7 @@ public final class GrantEntitlementFunction: TypedFunction {
         response: """
             {"userId", "grant": {"grantId", "entitlement", "bundleId", "grantedAt", "expiresDate", "reason",
              "grantedBy": "<the caller's token name>", "revokedAt": null}}
-            unknown_entitlement, unknown_app, invalid_request: 400, exit 65; customer_deleted: 404, exit 65.
+            unknown_entitlement, invalid_request (also a bundleId the deployment does not serve): 400, exit 65; customer_deleted: 404, exit 65.
             """,
         variables: AppStoreSettings.catalogVariables + SupportWiring.variables
     )

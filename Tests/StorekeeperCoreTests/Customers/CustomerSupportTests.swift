@@ -67,7 +67,7 @@ struct CustomerSupportTests {
             }
         }
         #expect(refusal("gold") == "unknown_entitlement")
-        #expect(refusal("pro", bundleId: "com.example.other") == "unknown_app")
+        #expect(refusal("pro", bundleId: "com.example.other") == "invalid_request")
         #expect(refusal("pro", until: nowMilliseconds) == "invalid_request")
         #expect(refusal("pro", reason: nil) == "invalid_request")
         #expect(refusal("pro", bundleId: "com.example.storekeeper") == nil)
