@@ -15,6 +15,9 @@ extension CustomerRepository {
                                      expiresDate: expiresDate, reason: reason, grantedBy: action.actor)
         return try update(userId: userId) { record in
             guard record.deletedAt == nil else { throw SupportError(.customerDeleted, "the customer was deleted") }
+            if let other = record.mergedInto {
+                throw SupportError(.alreadyMerged, "\(userId) was merged into \(other): grant to \(other)")
+            }
             if let existing = record.grants.first(where: { $0.grantId == grantId }) { return existing }
             record.grants.append(grant)
             record.record(action.entry(id: "grant:" + grantId, type: "GRANT_ADDED", entitlement: entitlement))

@@ -171,6 +171,9 @@ struct CustomerSupportTests {
         #expect(throws: SupportError(.alreadyMerged, "")) {
             try CustomerMerge(store: store).merge("anon-1", into: "user-8", by: action())
         }
+        #expect(throws: SupportError(.alreadyMerged, ""), "a grant goes to the user the id was merged into") {
+            try customers.grant("pro", toUser: "anon-1", bundleId: nil, expiresDate: nowMilliseconds + 1, catalog: Self.catalog, by: action())
+        }
     }
 
     /// Killed while moving the subscriptions: the rerun finishes the move.
