@@ -53,6 +53,26 @@ struct CustomerSupportTests {
         #expect(try customers.record(ofUser: "user-1")?.history.count == 2)
     }
 
+    /// Compare-and-set: grants made at the same moment by several processes all stay.
+    @Test func concurrentGrantsToOneCustomerAreAllKept() throws {
+        let store = MemoryStore()
+        let failures = NSLock()
+        nonisolated(unsafe) var failed: [String] = []
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            do {
+                _ = try CustomerRepository(store: store).grant(
+                    "pro", toUser: "user-1", bundleId: nil, expiresDate: nowMilliseconds + 1000, catalog: Self.catalog,
+                    by: action("ticket \(index)"), grantId: "grant-\(index)")
+            } catch {
+                failures.withLock { failed.append("\(error)") }
+            }
+        }
+        #expect(failed.isEmpty, "\(failed)")
+        let record = try #require(try CustomerRepository(store: store).record(ofUser: "user-1"))
+        #expect(Set(record.grants.map(\.grantId)) == Set((0..<8).map { "grant-\($0)" }))
+        #expect(record.history.count == 8)
+    }
+
     @Test func aGrantNeedsAnEntitlementAndAnAppOfTheCatalogAndAnEndAfterNow() throws {
         let customers = CustomerRepository(store: MemoryStore())
         func refusal(_ entitlement: String, bundleId: String? = nil, until: Int64? = nil, reason: String? = "r") -> String? {
