@@ -17,6 +17,8 @@ public enum FunctionErrorCode: String, ErrorKind {
     case consentRevoked = "consent_revoked"
     case forbidden = "forbidden"
     case notFound = "not_found"
+    /// get-customer: no purchase, user or customer record matches the id asked about.
+    case customerNotFound = "customer_not_found"
     case methodNotAllowed = "method_not_allowed"
     case payloadTooLarge = "payload_too_large"
     case temporarilyUnavailable = "temporarily_unavailable"
@@ -32,7 +34,7 @@ public enum FunctionErrorCode: String, ErrorKind {
         case .invalidRequest, .invalidJSON, .emptyRequest, .unknownField, .unknownOperation, .unknownParameter: .badInput
         case .unauthorized, .invalidSession, .consentRevoked: .caller(.unauthorized)
         case .forbidden: .caller(.forbidden)
-        case .notFound: .caller(.notFound)
+        case .notFound, .customerNotFound: .caller(.notFound)
         case .methodNotAllowed: .caller(.methodNotAllowed)
         case .payloadTooLarge: .caller(.payloadTooLarge)
         case .temporarilyUnavailable, .storeUnavailable: .retryLater

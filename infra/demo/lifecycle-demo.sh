@@ -3,7 +3,9 @@
 # (lighttpd running the functions as CGI) on the embedded default store (SQLite), then plays
 # SUBSCRIBED/INITIAL_BUY, DID_RENEW, DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED,
 # EXPIRED/VOLUNTARY, a resubscribe and a refund as signed notifications POSTed over HTTP,
-# runs the worker after each, and prints the entitlement as get-entitlements answers it.
+# runs the worker after each, and prints the entitlement as get-entitlements answers it, and
+# the customer as get-customer answers it: "pro: active/inactive", the deciding product, and
+# the subscription's status (active, expired, refunded).
 # Stops what it started. Needs $BIN (the built function binaries).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,9 +16,11 @@ mkdir -p "$state"
 port=${DEMO_PORT:-18480}
 export SIMULATE_PKI_DIR=Tests/Fixtures/pki
 export APPSTORE_ROOT_CERTS=Tests/Fixtures/pki/root.pem
-export APPSTORE_BUNDLE_ID=com.example.storekeeper
-export APPSTORE_APP_APPLE_ID=1234567890
-export APPSTORE_ENVIRONMENT=Sandbox
+# The catalog names the app (com.example.storekeeper, sandbox only) and says its monthly
+# grants `pro`; get-customer answers by that name.
+export STOREKEEPER_CATALOG=$PWD/infra/demo/demo-catalog.json   # absolute: CGI runs in the binaries' folder
+bundle=com.example.storekeeper
+apple_id=1234567890
 export APPSTORE_ONLINE_CHECKS=off          # the demo PKI has no OCSP responder running
 export STORE_URL=sqlite:$state/storekeeper.db
 export STOREKEEPER_ADMIN_TOKEN=demo-admin-token
@@ -39,8 +43,8 @@ notification() {
   [ "$2" != "-" ] && subtype="\"subtype\": \"$2\","
   cat <<JSON | "$BIN/simulate-store" 2>/dev/null | jq -r .signedData
 {"sign": "notification", "payload": {"notificationType": "$1", $subtype "signedDate": $3,
- "data": {"bundleId": "$APPSTORE_BUNDLE_ID", "environment": "Sandbox", "appAppleId": $APPSTORE_APP_APPLE_ID,
-  "transactionInfo": {"transactionId": "$4", "originalTransactionId": "$original", "bundleId": "$APPSTORE_BUNDLE_ID",
+ "data": {"bundleId": "$bundle", "environment": "Sandbox", "appAppleId": $apple_id,
+  "transactionInfo": {"transactionId": "$4", "originalTransactionId": "$original", "bundleId": "$bundle",
     "productId": "com.example.pro.monthly", "type": "Auto-Renewable Subscription", "purchaseDate": $5,
     "originalPurchaseDate": $t0, "expiresDate": $6, "inAppOwnershipType": "PURCHASED", "environment": "Sandbox",
     "appAccountToken": "$token", "signedDate": $3 $revocation},
@@ -60,6 +64,11 @@ step() { # TITLE WHEN SIGNED_PAYLOAD
     "            GET /entitlements → \($e.status)\(if $e.active then " (paid features ON)" else " (paid features off)" end)"
     + ", auto-renew \(if $e.autoRenew then "on" else "off" end)"
     + ", expires \($e.expiresDate / 1000 | strftime("%F"))"'
+  curl -s -H "Authorization: Bearer $STOREKEEPER_ADMIN_TOKEN" "$base/customers?appAccountToken=$token" | jq -r '
+    .customer as $c | ($c.subscriptions | to_entries | map("\(.key) \(.value.status)") | join(", ")) as $subs |
+    ($c.entitlements | to_entries[] |
+      "            GET /customers → \(.key): \(if .value.active then "active" else "inactive" end)"
+      + " (deciding: \(.value.productId // .value.grantedBy))") + "; subscription: \($subs)"'
 }
 
 echo "Storekeeper demo: a subscription's lifecycle through lighttpd ($base), state in $STORE_URL"
@@ -80,5 +89,9 @@ t4=$((t3 + 20 * day))
 step "SUBSCRIBED / RESUBSCRIBE" "$t4" "$(notification SUBSCRIBED RESUBSCRIBE "$t4" 3000000003 "$t4" $((t4 + period)) 1)"
 t5=$((t4 + 3 * day))
 step "REFUND" "$t5" "$(notification REFUND - "$t5" 3000000003 "$t4" $((t4 + period)) 1 "$t5")"
+echo
+echo "The customer's timeline (GET /customers → history; the late DID_RENEW changed nothing, and is there):"
+curl -s -H "Authorization: Bearer $STOREKEEPER_ADMIN_TOKEN" "$base/customers?appAccountToken=$token" | jq -r '
+  .customer.history[] | "  \(.date / 1000 | strftime("%F"))  \(.type)\(if .subtype then " / \(.subtype)" else "" end)  (\(.source))"'
 echo
 echo "Gateway log lines (functions' JSON logs) are in $state/gateway/functions.log"

@@ -57,6 +57,7 @@ public struct CustomerDeletion {
         for subscription in subscriptions {
             try entitlements.unlink(subscription, fromUser: userId)
         }
+        try entitlements.unlinkConsumables(ofUser: userId)
         let deletion = try accounts.delete(userId: userId, sessions: SessionRepository(store: store),
                                            now: Date(millisecondsSince1970: action.date))
         return Outcome(userId: userId, alreadyDeleted: alreadyDeleted, subscriptionsUnlinked: subscriptions.count,

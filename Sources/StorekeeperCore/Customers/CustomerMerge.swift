@@ -51,6 +51,7 @@ public struct CustomerMerge {
         let entitlements = EntitlementRepository(store: store)
         let subscriptions = try entitlements.subscriptions(ofUser: from)
         let tokens = try moveTokens(from, into: into)
+        try entitlements.moveConsumables(from: from, to: into)
         for subscription in subscriptions {
             try entitlements.move(subscription, from: from, to: into)
         }

@@ -27,6 +27,10 @@ public struct AppleFact: Sendable {
         case migration(step: String, originalTransactionId: String)
     }
 
+    /// How a migration's fact id begins: migrations share reconciliation's source (their
+    /// answers are Apple's, read the same way), the timeline still tells them apart.
+    static let migrationIdPrefix = "migrate:"
+
     /// Unique per fact: the notificationUUID, or an id derived from the source and what Apple signed.
     public var id: String
     public var source: Source
@@ -70,7 +74,7 @@ public struct AppleFact: Sendable {
             self.init(id: "reconcile:\(originalTransactionId):\(answeredAt)", source: .reconciliation, signedDate: answeredAt,
                       transaction: transaction, renewalInfo: renewalInfo)
         case .migration(let step, let originalTransactionId):
-            self.init(id: "migrate:\(step):\(transaction?.transactionId ?? originalTransactionId):\(answeredAt)",
+            self.init(id: Self.migrationIdPrefix + "\(step):\(transaction?.transactionId ?? originalTransactionId):\(answeredAt)",
                       source: .reconciliation, signedDate: answeredAt, transaction: transaction, renewalInfo: renewalInfo)
         }
     }

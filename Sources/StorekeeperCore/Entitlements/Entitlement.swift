@@ -27,16 +27,21 @@ public struct Entitlement: Codable, Sendable, Equatable {
     /// and when, so a caller can tell a fresh confirmation from state built from notifications.
     public var confirmedByApple: AppleStatusSnapshot?
 
-    public init(_ record: EntitlementRecord, now: Date) {
+    /// With `catalog`, decided as the customer answer decides a purchase (`CustomerPurchase`):
+    /// a non-renewing subscription ends `durationDays` after its purchase, and a sandbox
+    /// purchase is active only when its app's `sandboxGrants` allows. Without one (or with the
+    /// one-app catalog of the `APPSTORE_*` variables), the answer of the record alone.
+    public init(_ record: EntitlementRecord, now: Date, catalog: Catalog? = nil, bundleId: String? = nil) {
         let latest = record.latestTransaction
         let nowMilliseconds = now.millisecondsSince1970
-        let status = record.status(at: nowMilliseconds)
+        let purchase = catalog.flatMap { CustomerPurchase(record, storedUnder: bundleId, catalog: $0, now: nowMilliseconds) }
+        let status = purchase?.status ?? record.status(at: nowMilliseconds)
         originalTransactionId = record.originalTransactionId
         productId = latest?.productId
         productType = latest?.rawType
         self.status = status
-        active = status.grantsAccess
-        expiresDate = latest?.expiresDate
+        active = purchase?.active ?? status.grantsAccess
+        expiresDate = purchase?.expiresDate ?? latest?.expiresDate
         gracePeriodExpiresDate = record.gracePeriodEnd
         autoRenew = record.renewal?.autoRenewStatus.map { $0 == 1 }
         autoRenewProductId = record.renewal?.autoRenewProductId

@@ -33,13 +33,22 @@ public enum EntitlementEngine {
             originalTransactionId: facts.originalTransactionId, transactions: [:], renewal: nil, lastEvent: summary)
         record.merge(facts)
         if let renewalInfo = event.renewalInfo {
-            record.merge(RenewalFacts(renewalInfo, signedDate: event.signedDate))
+            let renewal = RenewalFacts(renewalInfo, signedDate: event.signedDate)
+            record.merge(renewal)
+            record.observe(renewal)
         }
         record.merge(summary)
 
-        if let current, record == current {
-            let outcome: EntitlementUpdate.Outcome = current.lastEvent.id == event.id ? .duplicate : .stale
-            return EntitlementUpdate(outcome: outcome, record: current, reason: nil)
+        // The timeline has every fact Apple stated once, even one that changed nothing (a late
+        // renewal, say); reconciliation's daily answers only when they corrected something.
+        let changed = record != current
+        if changed || event.source != .reconciliation {
+            record.record(HistoryEntry(event, transaction: facts))
+        }
+        if let current, !changed {
+            let outcome: EntitlementUpdate.Outcome = current.history.contains { $0.id == event.id } || current.lastEvent.id == event.id
+                ? .duplicate : .stale
+            return EntitlementUpdate(outcome: outcome, record: record, reason: nil)
         }
         return EntitlementUpdate(outcome: .applied, record: record, reason: nil)
     }

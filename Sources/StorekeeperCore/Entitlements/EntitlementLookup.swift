@@ -30,7 +30,8 @@ public struct EntitlementLookup {
     }
 
     /// An unknown user or token has no entitlements: that is an answer, not an error.
-    public func entitlements(of key: Key, now: Date) throws -> Answer {
+    /// With `catalog`, each entitlement is decided as get-customer decides it.
+    public func entitlements(of key: Key, now: Date, catalog: Catalog? = nil) throws -> Answer {
         var userId: String?
         var subscriptions: [SubscriptionRef]
         switch key {
@@ -44,7 +45,7 @@ public struct EntitlementLookup {
         case .originalTransactionId(let id, let bundleIds):
             subscriptions = bundleIds.map { SubscriptionRef(bundleId: $0, originalTransactionId: id) }
         }
-        let entitlements = try repository.entitlements(of: subscriptions, now: now)
+        let entitlements = try repository.entitlements(of: subscriptions, now: now, catalog: catalog)
         return Answer(userId: userId, active: entitlements.contains { $0.active }, entitlements: entitlements)
     }
 }

@@ -25,6 +25,10 @@ public struct EntitlementRepository {
         guard let subscription = event.subscription else {
             return try EntitlementEngine.apply(event, to: nil)
         }
+        if event.transaction?.type == .consumable {
+            try keepConsumable(event, of: subscription.bundleId, userId: userId)
+            return try EntitlementEngine.apply(event, to: nil)
+        }
         let applied = try store.update(StoreKeys.entitlement(subscription), as: EntitlementRecord.self,
                                        attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             let update: EntitlementUpdate
@@ -33,7 +37,8 @@ public struct EntitlementRepository {
             } catch {
                 return .keep(Result<EntitlementUpdate, EntitlementError>.failure(error))
             }
-            guard update.outcome == .applied, let record = update.record else { return .keep(.success(update)) }
+            // A stale fact still adds its timeline entry: written, in the same compare-and-set.
+            guard let record = update.record, record != current else { return .keep(.success(update)) }
             if current == nil {
                 // Indexed before the first write: a crash in between leaves an id without
                 // a record (reconciliation asks Apple about it), never a record nobody finds.
@@ -46,6 +51,7 @@ public struct EntitlementRepository {
         // the record write and the links finishes the job on redelivery.
         if update.record != nil {
             try link(subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken, fact: event)
+            try index(subscription, of: event)
         }
         return update
     }
@@ -69,7 +75,15 @@ public struct EntitlementRepository {
     /// The entitlements of these subscriptions as of `now`, each once, in order; those with
     /// no record are skipped. Each carries Apple's last reconciliation answer while it is fresh.
     public func entitlements(of subscriptions: [SubscriptionRef], now: Date) throws -> [Entitlement] {
-        try Set(subscriptions).sorted().compactMap { try record($0) }.map { Entitlement($0, now: now) }
+        try entitlements(of: subscriptions, now: now, catalog: nil)
+    }
+
+    /// The same, decided with the catalog as the customer answer decides (non-renewing
+    /// durations, the sandbox policy); nil: by the record alone.
+    public func entitlements(of subscriptions: [SubscriptionRef], now: Date, catalog: Catalog?) throws -> [Entitlement] {
+        try Set(subscriptions).sorted().compactMap { subscription in
+            try record(subscription).map { Entitlement($0, now: now, catalog: catalog, bundleId: subscription.bundleId) }
+        }
     }
 
     /// Records what Apple answered about a subscription that has a record (compare-and-set,
@@ -212,5 +226,82 @@ public struct EntitlementRepository {
         guard try user(ofAppAccountToken: token) == userId else { return false }
         try store.delete(StoreKeys.appAccountTokenLinked(token))
         return try store.delete(StoreKeys.appAccountToken(token))
+    }
+
+    // MARK: Finding a customer by Apple's ids (issue 14)
+
+    /// Indexes the subscription under the ids Apple gave the fact: its transaction id, and
+    /// the app-transaction id (the one customer id RESCIND_CONSENT carries). Idempotent.
+    private func index(_ subscription: SubscriptionRef, of event: AppleFact) throws {
+        if let transactionId = event.transaction?.transactionId, !transactionId.isEmpty {
+            try store.addToSet(StoreKeys.transaction(transactionId), subscription.member)
+        }
+        for appTransactionId in Set([event.transaction?.appTransactionId, event.renewalInfo?.appTransactionId].compactMap { $0 })
+        where !appTransactionId.isEmpty {
+            try store.addToSet(StoreKeys.appTransaction(appTransactionId), subscription.member)
+        }
+    }
+
+    /// The subscriptions a transaction id belongs to (one, but for test environments that
+    /// hand the same ids to two apps). A store written before the index knows an original
+    /// transaction id by its record: `apps` are looked in for it.
+    public func subscriptions(ofTransaction transactionId: String, apps: [String]) throws -> [SubscriptionRef] {
+        let indexed = try Self.references(store.setMembers(StoreKeys.transaction(transactionId)))
+        guard indexed.isEmpty else { return indexed }
+        return try apps.map { SubscriptionRef(bundleId: $0, originalTransactionId: transactionId) }.filter { try record($0) != nil }
+    }
+
+    /// The subscriptions that carried an app-transaction id.
+    public func subscriptions(ofAppTransaction appTransactionId: String) throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.appTransaction(appTransactionId)))
+    }
+
+    // MARK: Consumables (issue 14)
+
+    /// A consumable grants nothing, but the customer answer lists it: its facts are kept
+    /// (the version Apple signed last), linked to the user when known. Idempotent.
+    private func keepConsumable(_ event: AppleFact, of bundleId: String, userId: String?) throws {
+        guard let transaction = event.transaction else { return }
+        let facts: TransactionFacts
+        do throws(EntitlementError) {
+            facts = try TransactionFacts(transaction, signedDate: event.signedDate)
+        } catch {
+            return
+        }
+        let purchase = SubscriptionRef(bundleId: bundleId, originalTransactionId: facts.transactionId)
+        _ = try store.update(StoreKeys.purchase(purchase), as: TransactionFacts.self,
+                             attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
+            if let current, !facts.isNewer(than: current) { return .keep(()) }
+            return .write(facts, ())
+        }
+        var owner = userId
+        if owner == nil, let token = facts.appAccountToken, !token.isEmpty { owner = try user(ofAppAccountToken: token) }
+        if let owner { try store.addToSet(StoreKeys.userPurchases(owner), purchase.member) }
+    }
+
+    /// Moves a user's consumable purchases to another user (merge-customers). Idempotent.
+    @discardableResult
+    public func moveConsumables(from previous: String, to userId: String) throws -> Int {
+        let members = try store.setMembers(StoreKeys.userPurchases(previous))
+        for member in members {
+            try store.addToSet(StoreKeys.userPurchases(userId), member)
+            try store.removeFromSet(StoreKeys.userPurchases(previous), member)
+        }
+        return members.count
+    }
+
+    /// Unlinks a user's consumable purchases (delete-customer): their facts stay, anonymous.
+    @discardableResult
+    public func unlinkConsumables(ofUser userId: String) throws -> Int {
+        let members = try store.setMembers(StoreKeys.userPurchases(userId))
+        for member in members { try store.removeFromSet(StoreKeys.userPurchases(userId), member) }
+        return members.count
+    }
+
+    /// The consumable purchases of a user, oldest first.
+    public func consumables(ofUser userId: String) throws -> [TransactionFacts] {
+        try Self.references(store.setMembers(StoreKeys.userPurchases(userId)))
+            .compactMap { try store.get(StoreKeys.purchase($0), as: TransactionFacts.self) }
+            .sorted { $1.isLaterPeriod(than: $0) }
     }
 }

@@ -13,8 +13,8 @@ public struct EntitlementUpdate: Sendable, Equatable {
     }
 
     public var outcome: Outcome
-    /// The record after the event (unchanged for stale and duplicate; nil when ignored and
-    /// there was none).
+    /// The record after the event (for stale, unchanged but for the event's timeline entry;
+    /// unchanged for duplicate; nil when ignored and there was none).
     public var record: EntitlementRecord?
     /// Why it was ignored, for the log.
     public var reason: String?

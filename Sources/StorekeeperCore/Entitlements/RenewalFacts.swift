@@ -9,6 +9,18 @@ public struct RenewalFacts: Codable, Sendable, Equatable, Hashable {
     public var priceIncreaseStatus: Int32?
     public var renewalDate: Int64?
     public var signedDate: Int64
+    // Kept since issue 14 (optional, so records stored before still decode).
+    /// In milliunits of `currency` (10990 is 10.99), as Apple signs it.
+    public var renewalPrice: Int64?
+    public var currency: String?
+    public var eligibleWinBackOfferIds: [String]?
+    /// The wire value of `offerType` of the offer that applies at renewal.
+    public var offerType: Int32?
+    public var offerIdentifier: String?
+    public var offerDiscountType: String?
+    public var appTransactionId: String?
+    /// For a plan with a commitment: whether the commitment renews decides `willRenew`.
+    public var commitmentInfo: RenewalCommitmentInfo?
 
     public init(_ renewal: JWSRenewalInfoDecodedPayload, signedDate fallback: Int64) {
         autoRenewStatus = renewal.rawAutoRenewStatus
@@ -19,6 +31,22 @@ public struct RenewalFacts: Codable, Sendable, Equatable, Hashable {
         priceIncreaseStatus = renewal.rawPriceIncreaseStatus
         renewalDate = renewal.renewalDate
         signedDate = renewal.signedDate ?? fallback
+        renewalPrice = renewal.renewalPrice
+        currency = renewal.currency
+        eligibleWinBackOfferIds = renewal.eligibleWinBackOfferIds
+        offerType = renewal.rawOfferType
+        offerIdentifier = renewal.offerIdentifier
+        offerDiscountType = renewal.rawOfferDiscountType
+        appTransactionId = renewal.appTransactionId
+        commitmentInfo = renewal.commitmentInfo
+    }
+
+    /// Whether the subscription will renew: for a plan with a commitment, the commitment's
+    /// auto-renew status (the month's renews inside the commitment regardless); nil when
+    /// Apple said neither.
+    public var willRenew: Bool? {
+        if let commitment = commitmentInfo?.rawCommitmentAutoRenewStatus { return commitment == 1 }
+        return autoRenewStatus.map { $0 == 1 }
     }
 
     func isNewer(than other: RenewalFacts) -> Bool {

@@ -22,6 +22,30 @@ public struct TransactionFacts: Codable, Sendable, Equatable, Hashable {
     /// The wire value of `environment`.
     public var rawEnvironment: String?
     public var appAccountToken: String?
+    // Kept since issue 14 (optional, so records stored before still decode): what the
+    // customer answer shows of a purchase. Wire enums raw, as Apple spells them.
+    public var bundleId: String?
+    /// Apple's app-transaction id: the one customer id RESCIND_CONSENT carries (API 1.15).
+    public var appTransactionId: String?
+    /// The wire value of `offerType` (1 introductory, 2 promotional, 3 offer code, 4 win-back).
+    public var rawOfferType: Int32?
+    public var offerIdentifier: String?
+    /// The wire value of `offerDiscountType`: FREE_TRIAL, PAY_AS_YOU_GO, PAY_UP_FRONT, ONE_TIME.
+    public var rawOfferDiscountType: String?
+    /// ISO 8601 duration of the offer, e.g. P1M.
+    public var offerPeriod: String?
+    /// In milliunits of `currency` (10990 is 10.99), as Apple signs it.
+    public var price: Int64?
+    public var currency: String?
+    /// The wire value of `transactionReason`: PURCHASE or RENEWAL.
+    public var rawTransactionReason: String?
+    /// The wire value of `revocationType`.
+    public var rawRevocationType: String?
+    /// For a partial refund: thousandths of a percent refunded.
+    public var revocationPercentage: Int64?
+    public var storefront: String?
+    /// The plan's commitment (a monthly plan with a 12-month commitment).
+    public var commitmentInfo: TransactionCommitmentInfo?
 
     public init(_ transaction: JWSTransactionDecodedPayload, signedDate fallback: Int64) throws(EntitlementError) {
         guard let transactionId = transaction.transactionId, let originalTransactionId = transaction.originalTransactionId else {
@@ -41,6 +65,19 @@ public struct TransactionFacts: Codable, Sendable, Equatable, Hashable {
         isUpgraded = transaction.isUpgraded
         rawEnvironment = transaction.rawEnvironment
         appAccountToken = transaction.appAccountToken
+        bundleId = transaction.bundleId
+        appTransactionId = transaction.appTransactionId
+        rawOfferType = transaction.rawOfferType
+        offerIdentifier = transaction.offerIdentifier
+        rawOfferDiscountType = transaction.rawOfferDiscountType
+        offerPeriod = transaction.offerPeriod
+        price = transaction.price
+        currency = transaction.currency
+        rawTransactionReason = transaction.rawTransactionReason
+        rawRevocationType = transaction.rawRevocationType
+        revocationPercentage = transaction.revocationPercentage
+        storefront = transaction.storefront
+        commitmentInfo = transaction.commitmentInfo
     }
 
     /// The product's type; nil when absent or a value Apple added later.
@@ -51,6 +88,13 @@ public struct TransactionFacts: Codable, Sendable, Equatable, Hashable {
     }
 
     public var environment: Environment? { rawEnvironment.flatMap(Environment.init(rawValue:)) }
+
+    public var offerType: OfferType? { rawOfferType.flatMap(OfferType.init(rawValue:)) }
+
+    public var offerDiscountType: OfferDiscountType? { rawOfferDiscountType.flatMap(OfferDiscountType.init(rawValue:)) }
+
+    /// A group purchase's member: ASSIGNED. Its revocation is the seat taken back, not a refund.
+    public var isAssigned: Bool { inAppOwnershipType == .assigned }
 
     /// Later signed wins; for the same instant, a fixed order of the content, so merging in
     /// any order gives the same answer.
@@ -76,5 +120,13 @@ public struct TransactionFacts: Codable, Sendable, Equatable, Hashable {
         case isUpgraded
         case rawEnvironment = "environment"
         case appAccountToken
+        case bundleId, appTransactionId
+        case rawOfferType = "offerType"
+        case offerIdentifier
+        case rawOfferDiscountType = "offerDiscountType"
+        case offerPeriod, price, currency
+        case rawTransactionReason = "transactionReason"
+        case rawRevocationType = "revocationType"
+        case revocationPercentage, storefront, commitmentInfo
     }
 }

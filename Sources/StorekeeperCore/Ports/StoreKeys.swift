@@ -39,6 +39,10 @@ import OpenSSLCrypto
 /// | `user:<userId>:sessions` | set of the session digests of a user, to end them all | — | Sign in with Apple |
 /// | `user:<userId>:apple-token` | the refresh token, AES-256-GCM sealed with STOREKEEPER_DATA_KEY, and its client id | — | siwa-callback, siwa-native; deleted on revocation, consent-revoked, deletion |
 /// | `user:<userId>:apple-token-check` | "1": the refresh token was checked against Apple today | 24 h | refresh-token checks |
+/// | `appstore:apptransaction:<appTransactionId>` | set of the subscriptions (`SubscriptionRef`) that carried Apple's app-transaction id: the customer RESCIND_CONSENT and get-customer name by it | — | entitlement writes |
+/// | `appstore:transaction:<transactionId>` | set of the subscriptions (`SubscriptionRef`, one but in test environments) a transaction belongs to, so get-customer finds a customer by any transaction id (renewals, crossgrades) | — | entitlement writes |
+/// | `appstore:app:<bundleId>:purchase:<transactionId>` | a consumable purchase: the transaction's facts as Apple signed them last (`TransactionFacts`); it grants nothing, get-customer lists it | — | process-notifications, ingest-transaction |
+/// | `user:<userId>:purchases` | set of the consumable purchases (`SubscriptionRef` of app and transaction id) of a user | — | linking |
 /// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
@@ -180,5 +184,24 @@ public enum StoreKeys {
 
     public static func accountDeletion(_ userId: String) -> String {
         "user:" + userId + ":deleted"
+    }
+
+    // MARK: Customers (issue 14)
+
+    public static func appTransaction(_ appTransactionId: String) -> String {
+        "appstore:apptransaction:" + appTransactionId
+    }
+
+    public static func transaction(_ transactionId: String) -> String {
+        "appstore:transaction:" + transactionId
+    }
+
+    /// A consumable purchase, named by its app and its own transaction id.
+    public static func purchase(_ purchase: SubscriptionRef) -> String {
+        "appstore:app:" + purchase.bundleId + ":purchase:" + purchase.originalTransactionId
+    }
+
+    public static func userPurchases(_ userId: String) -> String {
+        "user:" + userId + ":purchases"
     }
 }

@@ -12,7 +12,7 @@
 /// The check costs one store read when the mark is current.
 public enum StoreLayout {
     /// The layout this build reads and writes.
-    public static let currentVersion = 2
+    public static let currentVersion = 3
 
     /// What a store without the mark was written in: the layout before the mark existed.
     static let unmarkedVersion = 1

@@ -33,7 +33,28 @@ enum StoreMigrations {
         StoreMigration(from: 1, summary: "records carry their app: entitlement, owner and migration-audit keys move under "
                        + "appstore:app:<bundleId>:, and the sets of subscriptions hold <bundleId>/<originalTransactionId>",
                        run: RecordsCarryTheirApp.run),
+        StoreMigration(from: 2, summary: "records keep a timeline and the customer's facts (decoded from older ones as they "
+                       + "are); every stored transaction id and app-transaction id is indexed (appstore:transaction:, "
+                       + "appstore:apptransaction:) so get-customer finds its subscription",
+                       run: TransactionsAreIndexed.run),
     ]
+}
+
+/// Layout 2 → 3: indexes what records already hold, as every entitlement write now does. Only
+/// adds set members, so it is safe to rerun and to run beside writers.
+enum TransactionsAreIndexed {
+    static func run(_ store: any KeyValueStore, _ context: StoreMigrationContext) throws(StoreError) {
+        for member in try store.setMembers(StoreKeys.subscriptionIndex) {
+            guard let subscription = SubscriptionRef(member: member),
+                  let record = try store.get(StoreKeys.entitlement(subscription), as: EntitlementRecord.self) else { continue }
+            for transaction in record.transactions.values {
+                _ = try store.addToSet(StoreKeys.transaction(transaction.transactionId), member)
+                if let appTransactionId = transaction.appTransactionId, !appTransactionId.isEmpty {
+                    _ = try store.addToSet(StoreKeys.appTransaction(appTransactionId), member)
+                }
+            }
+        }
+    }
 }
 
 /// Layout 1 → 2. Each subscription is copied before its old keys go, never over a newer copy

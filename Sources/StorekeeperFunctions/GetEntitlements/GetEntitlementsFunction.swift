@@ -47,13 +47,22 @@ public final class GetEntitlementsFunction: TypedFunction {
               "confirmedByApple": {"appleStatus", "status", "askedAt"} (when reconcile asked Apple in the last 8 h)}]}
             Dates are Apple's milliseconds since 1970. An unknown user has no entitlements (not an error).
             """,
-        variables: [.declared(RuntimeSettings.storeURL)]
+        variables: [.declared(RuntimeSettings.storeURL)] + AppStoreSettings.catalogVariables.map {
+            SettingUse(declaration: $0.declaration, requirement: .optional,
+                       note: "optional here: with a catalog, non-renewing subscriptions end after durationDays and sandboxGrants applies")
+        }
     )
 
     private let context: FunctionContext
+    /// nil when no catalog is configured: each record answers alone, as it always did.
+    private let catalog: Catalog?
 
     public init(context: FunctionContext) throws {
         self.context = context
+        // The catalog file, or the app variable that describes one app; neither: no catalog.
+        let configured = [StorekeeperSettings.catalog.name, StorekeeperSettings.bundleId.name]
+        catalog = configured.contains { context.environment.optional($0) != nil }
+            ? try StorekeeperSettings.catalog(in: context.environment) : nil
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
@@ -63,6 +72,6 @@ public final class GetEntitlementsFunction: TypedFunction {
                 message: "give exactly one of userId, appAccountToken, originalTransactionId")
         }
         let lookup = EntitlementLookup(repository: repository)
-        return Reply(try lookup.entitlements(of: key, now: context.clock.now()))
+        return Reply(try lookup.entitlements(of: key, now: context.clock.now(), catalog: catalog))
     }
 }

@@ -161,3 +161,40 @@ extension SupportBinaryTests {
         #expect(try deployment.entitlementIds("userId", "user-second") == (moved ? ["3600000001"] : []))
     }
 }
+
+extension SupportBinaryTests {
+    /// A grant overlapping a purchase that gives the same entitlement: the one that ends later
+    /// decides; revoked, the purchase decides again; both operations are in the timeline.
+    @Test func aGrantOverlappingAPurchaseDecidesWhileItLastsLonger() throws {
+        let deployment = Deployment(catalog: try Self.catalogFile(transfer: "keep-first"))
+        try deployment.purchase("3700000001", userId: "user-g")
+        func pro() throws -> [String: Any] {
+            let answer = try deployment.run("get-customer", ["userId": "user-g"])
+            #expect(answer.exitCode == 0, "\(answer.answer)")
+            let customer = try #require(answer.answer["customer"] as? [String: Any])
+            return try #require((customer["entitlements"] as? [String: Any])?["pro"] as? [String: Any], "\(customer)")
+        }
+        #expect(try pro()["grantedBy"] as? String == "purchase")
+
+        let granted = try deployment.run("grant-entitlement", ["userId": "user-g", "entitlement": "pro", "durationDays": 60,
+                                                               "reason": "beta tester"])
+        #expect(granted.exitCode == 0, "\(granted.answer)")
+        let grantId = try #require((granted.answer["grant"] as? [String: Any])?["grantId"] as? String)
+        let withGrant = try pro()
+        #expect(withGrant["active"] as? Bool == true)
+        #expect(withGrant["grantedBy"] as? String == "grant")
+        #expect(withGrant["expiresDate"] as? Int64 == Self.now + 60 * 86_400_000)
+
+        let revoked = try deployment.run("revoke-grant", ["userId": "user-g", "grantId": grantId, "reason": "beta over"])
+        #expect(revoked.exitCode == 0, "\(revoked.answer)")
+        let afterRevoke = try pro()
+        #expect(afterRevoke["grantedBy"] as? String == "purchase")
+        #expect(afterRevoke["expiresDate"] as? Int64 == Self.now + 2_592_000_000)
+
+        let customer = try #require(try deployment.run("get-customer", ["userId": "user-g"]).answer["customer"] as? [String: Any])
+        let support = (customer["history"] as? [[String: Any]] ?? []).filter { $0["source"] as? String == "support" }
+        #expect(support.map { $0["type"] as? String } == ["GRANT_ADDED", "GRANT_REVOKED"], "\(customer["history"] ?? [])")
+        #expect(support.map { $0["reason"] as? String } == ["beta tester", "beta over"])
+        #expect(support.allSatisfy { $0["actor"] as? String != nil })
+    }
+}

@@ -94,7 +94,7 @@ struct WireEnumTests {
         #expect(TransactionType.allCases.map(\.rawValue) == [
             "Auto-Renewable Subscription", "Non-Consumable", "Consumable", "Non-Renewing Subscription",
         ])
-        #expect(InAppOwnershipType.allCases.map(\.rawValue) == ["FAMILY_SHARED", "PURCHASED"])
+        #expect(InAppOwnershipType.allCases.map(\.rawValue) == ["FAMILY_SHARED", "PURCHASED", "ASSIGNED"])
         #expect(TransactionReason.allCases.map(\.rawValue) == ["PURCHASE", "RENEWAL"])
         #expect(OfferDiscountType.allCases.map(\.rawValue) == ["FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT", "ONE_TIME"])
         #expect(RevocationType.allCases.map(\.rawValue) == ["REFUND_FULL", "REFUND_PRORATED", "FAMILY_REVOKE"])

@@ -1,0 +1,3 @@
+/// A consumable purchase is kept at `StoreKeys.purchase` as its transaction's facts, in the
+/// default spelling (sorted-key JSON).
+extension TransactionFacts: StoreRecord {}
