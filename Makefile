@@ -13,13 +13,14 @@ FUNCTIONS := $(notdir $(wildcard functions/*))
 RELEASE_FLAGS := -c release --static-swift-stdlib
 PKI := Tests/Fixtures/pki
 
-.PHONY: help deps build release test demo serve bench fuzz fuzz-ci pki apple-roots clean
+.PHONY: help deps build release test test-release demo serve bench fuzz fuzz-ci pki apple-roots clean
 
 help:
 	@echo "make demo   - build, show verify-signed-data accepting and rejecting signed data, then a subscription's lifecycle through lighttpd"
 	@echo "make serve  - the gateway (lighttpd + CGI) on 127.0.0.1:8080 with the SQLite default"
 	@echo "make test   - the whole test suite (unit, adapters, black-box binaries, ldd check, short fuzz runs)"
-	@echo "make bench  - release build, then figures: process time, batch time per JWS, peak memory, floors"
+	@echo "make test-release - the binary suites (OCSP, App Store API, examples, link check) on the release build"
+	@echo "make bench  - release build, then figures: process time, batch time per JWS, peak memory, floors, Apple's Python library"
 	@echo "make fuzz   - run each libFuzzer target (FUZZ_SECONDS=60 each by default)"
 	@echo "make pki    - regenerate the test PKI under $(PKI) and the test receipts under Tests/Fixtures/receipts"
 	@echo "make apple-roots - download Apple's root certificates into var/apple-roots (needs internet)"
@@ -44,7 +45,19 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory test-release
 	$(MAKE) --no-print-directory fuzz-ci
+
+# The release binaries link libcrypto, SQLite and hiredis statically (Package.swift, `linked`)
+# while libcurl, loaded on first use, brings the shared libcrypto: two OpenSSLs in one process.
+# So the suites that run the binaries through OCSP, the App Store API (libcurl), the golden
+# examples and the link check run again against what `make release` builds. The test runner
+# itself stays the debug build; only the binaries it starts change (STOREKEEPER_BIN_DIR).
+RELEASE_SUITES := OnlineChecksTests AppStoreAPIFunctionTests FunctionContractTests GoldenExampleTests AppleDataTests
+test-release: deps release
+	$(SWIFT) build --build-tests
+	STOREKEEPER_BIN_DIR=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) \
+	  $(SWIFT) test --skip-build $(addprefix --filter ,$(RELEASE_SUITES))
 
 demo: deps
 	@echo "building the functions (release)..."

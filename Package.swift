@@ -32,6 +32,43 @@ let functionNames = [
     "merge-customers",
 ]
 
+/// How a fence links its C library. A debug build (what `swift build` and the tests use) links
+/// the shared library, as usual. A release build (what `make release` builds and the README
+/// says to deploy; one process per request) links Debian's static archive instead: the
+/// dynamic loader then has no libcrypto, sqlite3 or hiredis to map and no symbols of theirs to
+/// look up at every start (4.6M of verify-signed-data's 27M instructions were the loader's work
+/// for these three). Here rather than as Makefile flags because the module maps' own `link`
+/// lines and pkg-config would put `-lcrypto` (the shared library) on every link line first,
+/// and a plain `swift build -c release` should build what is deployed.
+/// `-l:libX.a` names the archive file, so the linker cannot pick the .so beside it.
+func linked(_ library: String) -> [LinkerSetting] {
+    [.linkedLibrary(library, .when(configuration: .debug)),
+     .unsafeFlags(["-Xlinker", "-l:lib\(library).a"], .when(configuration: .release))]
+}
+
+/// What every release executable is linked with (see `linked` for why release only), by the
+/// toolchain's lld: gold, the default, has no DT_RELR.
+/// - `--exclude-libs,ALL`: the static OpenSSL's symbols stay out of the dynamic symbol table.
+///   libcurl, loaded with dlopen on first use, brings libcrypto.so.3; without this, that
+///   library's references would bind to the executable's exported copy, so two OpenSSLs would
+///   mix one's functions with the other's state.
+/// - `-z pack-relative-relocs`: the ~46,000 relative relocations of a Swift binary as one
+///   compact DT_RELR table (glibc 2.36, binutils 2.38 and later), less for the loader to read.
+/// - `--no-export-dynamic`, after the static Swift runtime's `-export-dynamic`: our 7,000
+///   public Swift symbols stay out of the dynamic symbol table, which the runtime's dladdr
+///   walked at every start (220k instructions). Nothing loads against them.
+/// - `--symbol-ordering-file`: the functions a request-path process runs (bench/startup.order,
+///   made by bench/make-order.sh) side by side, so the pages it touches are few and the
+///   kernel's fault-around maps little else: 15 to 10.5 MiB of verify-signed-data's peak
+///   memory. Names the code no longer has are skipped (a stale list costs memory only).
+/// - `-s`: no symbol table or debug sections in what is deployed (a third of the size).
+let releaseExecutableFlags: [LinkerSetting] = [
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "--exclude-libs", "-Xlinker", "ALL", "-Xlinker", "--no-export-dynamic",
+                  "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                  "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/bench/startup.order",
+                  "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-s"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "Storekeeper",
     platforms: [.macOS(.v15)],
@@ -46,14 +83,16 @@ let package = Package(
         .library(name: "StorekeeperTesting", targets: ["StorekeeperTesting"]),
     ],
     targets: [
+        // No pkgConfig: libcrypto.pc's Cflags are empty and its Libs would put the shared
+        // library on every link line (see `linked`).
         .systemLibrary(
             name: "COpenSSL",
-            pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
         .target(
             name: "OpenSSLCrypto",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL"],
+            linkerSettings: linked("crypto")
         ),
         .target(
             name: "StorekeeperCore",
@@ -71,14 +110,15 @@ let package = Package(
             name: "HTTPTransport",
             dependencies: ["CCurl", "StorekeeperCore"]
         ),
+        // No pkgConfig, as for COpenSSL.
         .systemLibrary(
             name: "CSQLite",
-            pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(
             name: "SQLiteStore",
-            dependencies: ["CSQLite", "StorekeeperCore"]
+            dependencies: ["CSQLite", "StorekeeperCore"],
+            linkerSettings: linked("sqlite3")
         ),
         // libhiredis-dev. No pkgConfig: hiredis.pc's Cflags carry -D_FILE_OFFSET_BITS=64,
         // which SwiftPM refuses with a warning on every build; the header and library sit
@@ -88,7 +128,8 @@ let package = Package(
         ),
         .target(
             name: "RedisStore",
-            dependencies: ["CHiredis", "StorekeeperCore"]
+            dependencies: ["CHiredis", "StorekeeperCore"],
+            linkerSettings: linked("hiredis")
         ),
         // Knows no adapter: handlers get them through FunctionContext, built by the composition.
         .target(
@@ -162,7 +203,8 @@ let package = Package(
             name: name,
             dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperComposition"],
             path: "functions/\(name)",
-            exclude: ["function.json", "examples"]
+            exclude: ["function.json", "examples"],
+            linkerSettings: releaseExecutableFlags
         )
     }
 )

@@ -2,7 +2,8 @@
 //
 // OpenSSL exposes some of its API as macros (the STACK_OF accessors, OPENSSL_free,
 // BIO_get_mem_data, composite flag values) that Swift cannot import; each gets a
-// `shim_` static inline wrapper here. No logic lives in this file.
+// `shim_` static inline wrapper here. No logic lives in this file, apart from the few lines
+// of the low-level SHA-256 and P-256 entry points at the end (why: see there).
 #ifndef STOREKEEPER_COPENSSL_SHIM_H
 #define STOREKEEPER_COPENSSL_SHIM_H
 
@@ -11,6 +12,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
@@ -90,5 +92,47 @@ static inline unsigned long shim_XN_FLAG_RFC2253(void) {
 static inline int shim_EVP_PKEY_PUBLIC_KEY(void) {
     return EVP_PKEY_PUBLIC_KEY;
 }
+
+// MARK: Low-level SHA-256 and P-256 ECDSA (no provider fetch)
+//
+// In OpenSSL 3 every EVP operation fetches its algorithm from a provider, and the first fetch
+// of a process builds the name map of every legacy algorithm name and loads the default
+// provider: 5M instructions, a fifth of a fresh verify-signed-data process, before a single
+// byte is hashed (SHA256(), the one-shot, is EVP_Q_digest underneath). These are OpenSSL's own
+// SHA-256 and ECDSA code reached through the older entry points, deprecated in 3.0 but kept
+// and maintained, which fetch nothing. They are used only where a process pays for them on
+// every request: hashing, and an ES256 check with a P-256 key given as its point.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+
+/// SHA-256 of `length` bytes into `digest` (32 bytes). 1 on success.
+static inline int shim_sha256(const void *bytes, size_t length, unsigned char *digest) {
+    SHA256_CTX context;
+    return SHA256_Init(&context) && SHA256_Update(&context, bytes, length) && SHA256_Final(digest, &context);
+}
+
+/// A P-256 public key from its uncompressed point (0x04 || x || y); NULL when the bytes are
+/// not a point on the curve (EC_KEY_oct2key checks it). Freed with shim_EC_KEY_free.
+static inline EC_KEY *shim_p256_public_key(const unsigned char *point, size_t length) {
+    EC_KEY *key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
+    if (key == NULL) return NULL;
+    if (EC_KEY_oct2key(key, point, length, NULL) != 1) {
+        EC_KEY_free(key);
+        return NULL;
+    }
+    return key;
+}
+
+static inline void shim_EC_KEY_free(EC_KEY *key) {
+    EC_KEY_free(key);
+}
+
+/// ECDSA_verify: 1 valid, 0 invalid, -1 could not check (a malformed DER signature among them).
+static inline int shim_ECDSA_verify(const unsigned char *digest, int digestLength,
+                                    const unsigned char *signature, int signatureLength, EC_KEY *key) {
+    return ECDSA_verify(0, digest, digestLength, signature, signatureLength, key);
+}
+
+#pragma clang diagnostic pop
 
 #endif

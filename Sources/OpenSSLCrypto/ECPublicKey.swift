@@ -5,7 +5,16 @@ internal import COpenSSL
 ///
 /// Immutable after init, so one instance can be shared across tasks.
 public final class ECPublicKey: @unchecked Sendable, Equatable {
-    let key: EVPPKey
+    /// How signatures are checked. A key given as its point (a JWK, the usual SPKI, an `x5c`
+    /// leaf's key on the cached-chain path) goes through OpenSSL's low-level EC API, which
+    /// fetches no provider: a fresh process pays 5M instructions for its first EVP fetch (see
+    /// shim.h). A key OpenSSL decoded itself (an unusual SPKI, a certificate's) stays EVP.
+    private enum Verifier {
+        case point(ECKey)
+        case evp(EVPPKey)
+    }
+
+    private let verifier: Verifier
     /// The DER SubjectPublicKeyInfo, as given or as built from the point.
     public let spkiDER: [UInt8]
 
@@ -19,7 +28,12 @@ public final class ECPublicKey: @unchecked Sendable, Equatable {
     private static let coordinateByteCount = 32
 
     init(key: EVPPKey, spkiDER: [UInt8]) {
-        self.key = key
+        verifier = .evp(key)
+        self.spkiDER = spkiDER
+    }
+
+    private init(point key: ECKey, spkiDER: [UInt8]) {
+        verifier = .point(key)
         self.spkiDER = spkiDER
     }
 
@@ -55,10 +69,7 @@ public final class ECPublicKey: @unchecked Sendable, Equatable {
     /// `point` is 0x04 || x || y.
     private convenience init(uncompressedPoint point: [UInt8]) throws(CryptoError) {
         try OpenSSL.initialise()
-        let key = try EVPPKey.fromData(
-            keyType: "EC", selection: EVPPKey.publicKeySelection,
-            [.utf8(OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1"), .octets(OSSL_PKEY_PARAM_PUB_KEY, point)])
-        self.init(key: key, spkiDER: Self.p256SPKIPrefix + point)
+        self.init(point: try ECKey(p256Point: point), spkiDER: Self.p256SPKIPrefix + point)
     }
 
     /// Wraps an already decoded key (from d2i_PUBKEY or a certificate) once it is known
@@ -78,7 +89,12 @@ public final class ECPublicKey: @unchecked Sendable, Equatable {
         guard raw.count == 2 * Self.coordinateByteCount,
               let der = try? ECDSASignatureEncoding.rawToDER(raw)
         else { return false }
-        return (try? key.verifySHA256(der, message: message, scheme: .ecdsa)) ?? false
+        switch verifier {
+        case .point(let key):
+            return key.verify(digest: Digest.sha256(message), derSignature: der)
+        case .evp(let key):
+            return (try? key.verifySHA256(der, message: message, scheme: .ecdsa)) ?? false
+        }
     }
 
     public static func == (lhs: ECPublicKey, rhs: ECPublicKey) -> Bool {

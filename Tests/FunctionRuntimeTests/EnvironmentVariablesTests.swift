@@ -58,4 +58,9 @@ struct EnvironmentVariablesTests {
         #expect(FunctionError.badInput(code: .unknownField, message: "x") == FunctionError.badInput(code: .unknownField, message: "y"))
         #expect(FunctionError.badInput(code: .unknownField, message: "x") != FunctionError.badInput(message: "x"))
     }
+
+    @Test(arguments: [("Sandbox", "Sandbox"), (" \tSandbox \t", "Sandbox"), ("  ", ""), ("", ""), ("a b", "a b"), ("\tx", "x"), ("é ", "é")])
+    func aListItemLosesItsSpacesAndTabsAtBothEnds(_ text: String, _ trimmed: String) {
+        #expect(text[...].trimmedOfSpaces == trimmed)
+    }
 }

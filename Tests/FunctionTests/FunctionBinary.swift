@@ -14,6 +14,10 @@ struct FunctionBinary {
         return repositoryRoot.appendingPathComponent(".build/debug")
     }()
 
+    /// Whether the binaries are a release build (SwiftPM's release folder, as `make
+    /// test-release` names it), which links its C libraries statically.
+    static var isReleaseBuild: Bool { binDirectory.standardizedFileURL.lastPathComponent == "release" }
+
     static var functionNames: [String] {
         let folder = repositoryRoot.appendingPathComponent("functions")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

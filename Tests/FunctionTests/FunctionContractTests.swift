@@ -37,7 +37,8 @@ struct FunctionContractTests {
     }
 
     /// Product code imports FoundationEssentials, never Foundation: no ICU, a small binary, a
-    /// fast start. A dynamic build shows it in `ldd`; a static one in its symbol table.
+    /// fast start. A dynamic build shows it in `ldd`; a static one in its symbol table (a
+    /// release binary has none, being stripped: the debug run of this test guards that).
     @Test(arguments: FunctionBinary.functionNames)
     func doesNotLinkFoundationOrICU(_ name: String) throws {
         let binary = FunctionBinary(name: name).url.path
@@ -49,6 +50,32 @@ struct FunctionContractTests {
         let symbols = try run("/usr/bin/nm", ["--defined-only", binary])
         #expect(!symbols.contains("ucol_open"), "\(name) carries ICU collation symbols")
         #expect(!symbols.contains("FoundationInternationalization"), "\(name) carries FoundationInternationalization")
+    }
+
+    /// A release build (what `make release` builds and the README says to deploy) carries
+    /// libcrypto, SQLite and hiredis inside it, so the dynamic loader maps none of them at
+    /// start, and keeps the static OpenSSL's symbols to itself: libcurl, loaded on first use,
+    /// brings libcrypto.so.3, whose references must not bind to the executable's copy. A
+    /// debug build links the shared libraries, and says so in `ldd`. libcurl is never
+    /// linked: it is loaded with dlopen when a function first makes an HTTP call.
+    @Test(arguments: FunctionBinary.functionNames)
+    func linksTheCLibrariesAsItsBuildPromises(_ name: String) throws {
+        let binary = FunctionBinary(name: name).url.path
+        let ldd = try run("/usr/bin/ldd", [binary])
+        #expect(ldd.contains("libc.so"), "ldd did not run on \(binary): \(ldd)")
+        #expect(!ldd.contains("libcurl"), "\(name) links libcurl")
+        let libraries = ["libcrypto", "libsqlite3", "libhiredis"]
+        guard FunctionBinary.isReleaseBuild else {
+            #expect(ldd.contains("libcrypto"), "a debug \(name) links the shared libcrypto")
+            return
+        }
+        for library in libraries {
+            #expect(!ldd.contains(library), "release \(name) loads \(library) dynamically")
+        }
+        let exported = try run("/usr/bin/nm", ["-D", "--defined-only", binary])
+        for prefix in [" EVP_", " OPENSSL_", " X509_", " sqlite3_", " redis"] {
+            #expect(!exported.contains(prefix), "release \(name) exports\(prefix)* symbols")
+        }
     }
 
     /// Output through a file, not a pipe (see FunctionBinary.run for why).

@@ -107,6 +107,14 @@ struct ECPublicKeyInteropTests {
         let signature = try privateKey.signES256(message)
         #expect(plain.isValidES256Signature(signature, for: message))
         #expect(packed.isValidES256Signature(signature, for: message))
+        // The point goes through the low-level EC API, the compressed SPKI through EVP: both
+        // must refuse what the other refuses.
+        for key in [plain, packed] {
+            #expect(!key.isValidES256Signature(signature, for: message + [0]))
+            var flipped = signature
+            flipped[40] ^= 0x01
+            #expect(!key.isValidES256Signature(flipped, for: message))
+        }
     }
 
     @Test func otherCurvesAndAlgorithmsAreRejected() throws {

@@ -46,7 +46,9 @@ public final class NotificationInbox {
     public func receive(signedPayload: String, now: Date, via: NotificationArrival = .webhook) throws -> Delivery {
         let outcome: Result<VerifiedNotification, VerificationError>
         do {
-            outcome = .success(try verifier.verifyNotification(signedPayload, now: now, unsignedData: .refused))
+            // The envelope's model only: the record keeps the verified JSON of every nested
+            // payload, which the worker reads into the models when it applies them.
+            outcome = .success(try verifier.verifyNotification(signedPayload, now: now, unsignedData: .refused, models: .envelope))
         } catch {
             outcome = .failure(error)
         }

@@ -58,6 +58,28 @@ struct TypedEntryPointTests {
         #expect(stored == verified.transaction)
     }
 
+    /// The webhook's way: the nested JWS verified all the same, their JSON kept, no models.
+    @Test func aNotificationCanBeReadAsItsEnvelopeAlone() throws {
+        let verifier = try TestPKI.verifier()
+        let jws = try TestPKI.sign(TestPKI.notification())
+        let full = try verifier.verifyNotification(jws, now: now)
+        let envelope = try verifier.verifyNotification(jws, now: now, models: .envelope)
+        #expect(envelope.notificationUUID == full.notificationUUID && envelope.payload.subtype == .initialBuy)
+        #expect(envelope.transaction == nil && envelope.renewalInfo == nil && envelope.appTransaction == nil)
+        #expect(full.transaction != nil && full.renewalInfo != nil)
+        #expect(envelope.signed.transactionInfo == full.signed.transactionInfo)
+        #expect(envelope.signed.renewalInfo == full.signed.renewalInfo)
+        // A nested JWS that does not chain to the configured root still refuses the whole
+        // notification.
+        let foreign = try TestPKI.sign(TestPKI.transaction(), key: "leaf-other-root",
+                                       chain: ["leaf-other-root", "other-intermediate", "other-root"])
+        let payload = try TestPKI.notification(transactionJWS: foreign)
+        let error = try #require(throws: VerificationError.self) {
+            _ = try verifier.verifyNotification(try TestPKI.sign(payload), now: now, models: .envelope)
+        }
+        #expect(error.kind == .invalidCertificate)
+    }
+
     @Test func aNotificationWithoutItsUUIDIsRefused() throws {
         var payload = try TestPKI.notification()
         payload["notificationUUID"] = nil

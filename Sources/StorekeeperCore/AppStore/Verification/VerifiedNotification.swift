@@ -12,6 +12,8 @@ public struct VerifiedNotification: Sendable {
     public let notificationUUID: String
     /// When Apple signed the notification, in milliseconds; required.
     public let signedDate: Int64
+    /// The nested payloads read into Apple's models; nil when absent, and when the caller
+    /// asked for the envelope only (`models: .envelope`; `signed` still holds their JSON).
     public let transaction: JWSTransactionDecodedPayload?
     public let renewalInfo: JWSRenewalInfoDecodedPayload?
     /// For a notification about the app (`RESCIND_CONSENT`).
