@@ -29,6 +29,10 @@ let functionNames = [
     "siwa-revoke",
     "siwa-notification",
     "import-customers",
+    "grant-entitlement",
+    "revoke-grant",
+    "delete-customer",
+    "merge-customers",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

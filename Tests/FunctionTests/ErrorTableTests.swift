@@ -49,6 +49,7 @@ import Testing
         add(IdentityTokenErrorKind.self)
         add(SignInErrorKind.self)
         add(TransactionIngest.MismatchErrorKind.self)
+        add(SupportErrorKind.self)
         for entry in AppStoreAPIErrorCode.all { add(entry.name, entry.disposition) }
         for (code, disposition) in patterns { add(code, disposition) }
         return rows

@@ -11,14 +11,18 @@ public struct CustomerRecord: Codable, Sendable, Equatable {
     public var aliases: [String]
     /// Set on an anonymous id once merged: the user it now belongs to.
     public var mergedInto: String?
+    /// Set by `delete-customer` (milliseconds): the record is then a tombstone, without grants
+    /// or personal data, keeping the audit trail of what support did.
+    public var deletedAt: Int64?
 
     public init(userId: String, grants: [EntitlementGrant] = [], history: [HistoryEntry] = [],
-                aliases: [String] = [], mergedInto: String? = nil) {
+                aliases: [String] = [], mergedInto: String? = nil, deletedAt: Int64? = nil) {
         self.userId = userId
         self.grants = grants
         self.history = history
         self.aliases = aliases
         self.mergedInto = mergedInto
+        self.deletedAt = deletedAt
     }
 
     /// Adds an entry once: an operation retried after a crash records nothing twice.

@@ -8,9 +8,13 @@ public struct EntitlementRepository {
     static let compareAndSetAttempts = 32
 
     private let store: any KeyValueStore
+    /// The catalog's transfer policy and who is calling; nil: the first owner keeps a
+    /// purchase (keep-first), and nothing is recorded.
+    private let transfers: TransferContext?
 
-    public init(store: any KeyValueStore) {
+    public init(store: any KeyValueStore, transfers: TransferContext? = nil) {
         self.store = store
+        self.transfers = transfers
     }
 
     /// Applies `event` to its subscription's record and links the subscription to its user
@@ -46,7 +50,7 @@ public struct EntitlementRepository {
         // Linking is idempotent, so it is done for duplicates too: a worker killed between
         // the record write and the links finishes the job on redelivery.
         if update.record != nil {
-            try link(subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken)
+            try link(subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken, fact: event)
             try index(subscription, of: event)
         }
         return update
@@ -140,18 +144,88 @@ public struct EntitlementRepository {
         return true
     }
 
-    private func link(_ subscription: SubscriptionRef, userId explicitUser: String?, appAccountToken: String?) throws {
+    private func link(_ subscription: SubscriptionRef, userId explicitUser: String?, appAccountToken: String?,
+                      fact: AppleFact? = nil) throws {
         var userId = explicitUser
         if let token = appAccountToken, !token.isEmpty {
             try store.addToSet(StoreKeys.appAccountTokenSubscriptions(token), subscription.member)
             if userId == nil { userId = try user(ofAppAccountToken: token) }
         }
         guard let userId else { return }
-        // The first owner of a subscription keeps it; a different user is not silently linked.
-        if try store.setIfAbsent(StoreKeys.owner(subscription), Array(userId.utf8), expiresIn: nil)
-            || (try owner(of: subscription)) == userId {
+        if try store.setIfAbsent(StoreKeys.owner(subscription), Array(userId.utf8), expiresIn: nil) {
             try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
+            return
         }
+        // Owned already: the app's transfer policy decides (keep-first: a different user is
+        // not silently linked).
+        let policy = transfers?.policy(bundleId: subscription.bundleId) ?? .keepFirst
+        switch policy.decide(owner: try owner(of: subscription), claimant: userId,
+                             mayTransfer: explicitUser != nil || fact?.source == .ingest) {
+        case .link:
+            try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
+        case .keep:
+            return
+        case .move(let from):
+            if let transfers, let fact {
+                try CustomerRepository(store: store).recordTransfer(
+                    of: subscription, productId: fact.transaction?.productId, from: from, to: userId,
+                    context: transfers, factId: fact.id)
+            }
+            try move(subscription, from: from, to: userId)
+        }
+    }
+
+    // MARK: Moving and removing links (support operations)
+
+    /// Makes `userId` the subscription's owner in place of `previous` (nil: of nobody), and
+    /// moves it between their sets. False, changing nothing, when another user owns it.
+    /// Idempotent: once moved, moving again only finishes the sets.
+    @discardableResult
+    public func move(_ subscription: SubscriptionRef, from previous: String?, to userId: String) throws -> Bool {
+        let key = StoreKeys.owner(subscription)
+        let stored = try store.get(key)
+        let current = stored.map { String(decoding: $0.bytes, as: UTF8.self) }
+        if current != userId {
+            guard current == previous,
+                  try store.compareAndSet(key, Array(userId.utf8), expectedVersion: stored?.version, expiresIn: nil) else { return false }
+        }
+        try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
+        if let previous, previous != userId { try store.removeFromSet(StoreKeys.userSubscriptions(previous), subscription.member) }
+        return true
+    }
+
+    /// Takes the subscription away from `userId`: its owner key (when it is still theirs) and
+    /// its place in their set. The record stays, anonymous.
+    public func unlink(_ subscription: SubscriptionRef, fromUser userId: String) throws {
+        if try owner(of: subscription) == userId { try store.delete(StoreKeys.owner(subscription)) }
+        try store.removeFromSet(StoreKeys.userSubscriptions(userId), subscription.member)
+    }
+
+    /// Hands `token` from `previous` to `userId` (compare-and-set: only while it is still
+    /// `previous`'s) and moves the subscriptions that carried it and were `previous`'s.
+    /// False when the token is someone else's.
+    @discardableResult
+    public func move(appAccountToken token: String, from previous: String, to userId: String) throws -> Bool {
+        let key = StoreKeys.appAccountToken(token)
+        let stored = try store.get(key)
+        let current = stored.map { String(decoding: $0.bytes, as: UTF8.self) }
+        if current != userId {
+            guard let stored, current == previous,
+                  try store.compareAndSet(key, Array(userId.utf8), expectedVersion: stored.version, expiresIn: nil) else { return false }
+        }
+        for subscription in try subscriptions(ofAppAccountToken: token) {
+            try move(subscription, from: previous, to: userId)
+        }
+        return true
+    }
+
+    /// Forgets that `token` was `userId`'s (when it still is): purchases carrying it are
+    /// no longer linked to anyone by it. The set of subscriptions that carried it stays.
+    @discardableResult
+    public func release(appAccountToken token: String, ofUser userId: String) throws -> Bool {
+        guard try user(ofAppAccountToken: token) == userId else { return false }
+        try store.delete(StoreKeys.appAccountTokenLinked(token))
+        return try store.delete(StoreKeys.appAccountToken(token))
     }
 
     // MARK: Finding a customer by Apple's ids (issue 14)
@@ -203,6 +277,25 @@ public struct EntitlementRepository {
         var owner = userId
         if owner == nil, let token = facts.appAccountToken, !token.isEmpty { owner = try user(ofAppAccountToken: token) }
         if let owner { try store.addToSet(StoreKeys.userPurchases(owner), purchase.member) }
+    }
+
+    /// Moves a user's consumable purchases to another user (merge-customers). Idempotent.
+    @discardableResult
+    public func moveConsumables(from previous: String, to userId: String) throws -> Int {
+        let members = try store.setMembers(StoreKeys.userPurchases(previous))
+        for member in members {
+            try store.addToSet(StoreKeys.userPurchases(userId), member)
+            try store.removeFromSet(StoreKeys.userPurchases(previous), member)
+        }
+        return members.count
+    }
+
+    /// Unlinks a user's consumable purchases (delete-customer): their facts stay, anonymous.
+    @discardableResult
+    public func unlinkConsumables(ofUser userId: String) throws -> Int {
+        let members = try store.setMembers(StoreKeys.userPurchases(userId))
+        for member in members { try store.removeFromSet(StoreKeys.userPurchases(userId), member) }
+        return members.count
     }
 
     /// The consumable purchases of a user, oldest first.

@@ -20,7 +20,7 @@ import OpenSSLCrypto
 /// | `appstore:subscriptions` | set of every subscription with a record (`SubscriptionRef`, `<bundleId>/<originalTransactionId>`): what `reconcile` walks | — | entitlement writes |
 /// | `appstore:app:<bundleId>:owner:<originalTransactionId>` | the user id that owns a subscription | — | linking |
 /// | `user:<userId>:subscriptions` | set of the subscriptions (`SubscriptionRef`) of a user, every app | — | linking |
-/// | `user:<userId>:customer` | what is kept about the user beyond purchases: grants and the audit timeline (`CustomerRecord`) | — | support operations |
+/// | `user:<userId>:customer` | what is kept about the user beyond purchases: grants and the audit timeline (`CustomerRecord`); after delete-customer a tombstone without grants | — | support operations |
 /// | `appstore:token:<appAccountToken>` | the user id an appAccountToken belongs to | — | ingest-transaction, Sign in with Apple |
 /// | `appstore:token:<appAccountToken>:subscriptions` | set of the subscriptions (`SubscriptionRef`) that carried the token, user known or not | — | linking |
 /// | `appstore:token:<appAccountToken>:linked` | "1": every subscription that carried the token before its user was known is linked to the user, so claiming it again relinks nothing | — | linking |

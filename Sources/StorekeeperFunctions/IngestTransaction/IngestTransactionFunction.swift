@@ -46,6 +46,7 @@ public final class IngestTransactionFunction: TypedFunction {
 
     private let context: FunctionContext
     private let verifier: SignedDataVerifier
+    /// The apps' products and transfer policies (whose purchases move when one arrives for another user).
     private let catalog: Catalog
     /// Kept for one input: a batch (NDJSON) reads each user's records once. A long-running
     /// process (FastCGI) starts afresh with every request, so it never answers from records
@@ -70,7 +71,8 @@ public final class IngestTransactionFunction: TypedFunction {
         }
         let now = context.clock.now()
         let purchase = try ingest.verify(signedTransaction: jws, signedRenewalInfo: request.signedRenewalInfo, now: now)
-        let repository = EntitlementRepository(store: try context.adapters.store())
+        let transfers = TransferContext(catalog: catalog, actor: SupportWiring.actor(of: call), date: now.millisecondsSince1970)
+        let repository = EntitlementRepository(store: try context.adapters.store(), transfers: transfers)
         let outcome = try ingest.apply(purchase, userId: request.userId, to: repository, now: now)
         let originalTransactionId = purchase.transaction.originalTransactionId ?? "-"
         if outcome.appAccountTokenOfAnotherUser {

@@ -6,15 +6,16 @@ extension MigrateReceiptFunction {
     /// failures are answered with Apple's names; whatever was applied before one stays (it is
     /// Apple's truth) and a rerun finishes the rest.
     func migrate(_ receipt: AppReceipt, environment: String, _ request: CheckedRequest, userId: String?,
-                 answer: Answer) throws -> Reply<Response> {
+                 actor: String, answer: Answer) throws -> Reply<Response> {
         let store = try context.adapters.store()
         guard let account = try ReceiptMigration.account(userId: userId, appAccountToken: request.appAccountToken, store: store) else {
             throw FunctionError.badInput(message: "app_account_token_of_another_user")
         }
         // The API key is needed from here on, and only here: a dry run works without it. Built
         // per request, once the request and its account are known to be good, for the app
-        // the verified receipt names.
-        let migrator = try makeMigrator(bundleId: receipt.bundleId)
+        // the verified receipt names; linking follows the catalog's transfer policy.
+        let transfers = TransferContext(catalog: settings.catalog, actor: actor, date: context.clock.now().millisecondsSince1970)
+        let migrator = try makeMigrator(bundleId: receipt.bundleId, transfers: transfers)
         let legacy = request.legacyCheck ? settings.sharedSecret.map { [context] secret in
             VerifyReceiptClient(http: { try context.adapters.http() }, endpoints: settings.endpoints, sharedSecret: secret)
         } : nil
@@ -68,7 +69,7 @@ extension MigrateReceiptFunction {
 
     /// The migrator over the App Store Server API client, from the API settings (exit 78 when
     /// the key or the roots to verify Apple's answers are missing).
-    private func makeMigrator(bundleId: String) throws -> any ReceiptMigrator {
+    private func makeMigrator(bundleId: String, transfers: TransferContext) throws -> any ReceiptMigrator {
         let api = try AppStoreAPISettings(environment: context.environment)
         guard let verification = api.verification else {
             throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set (Apple's answers are verified before they are applied)")
@@ -82,7 +83,8 @@ extension MigrateReceiptFunction {
         let client = try api.makeClient(context: context, app: app, gate: gate)
         let migrator = AppStoreReceiptMigrator(
             client: client, verifier: verification.makeVerifier(adapters: context.adapters, log: context.log),
-            store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback(for: app))
+            store: try context.adapters.store(), clock: context.clock, sandboxFallback: api.sandboxFallback(for: app),
+            transfers: transfers)
         let log = context.log
         migrator.onRejected = { id, code in
             log.warning("apple_answer_refused", ["originalTransactionId": id, "code": code])

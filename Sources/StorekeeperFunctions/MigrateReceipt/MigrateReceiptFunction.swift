@@ -61,6 +61,7 @@ public final class MigrateReceiptFunction: TypedFunction {
                 performed: false, fromStore: nil, reason: "an Xcode receipt's purchases are unknown to the App Store Server API", outcome: nil)
             return Reply(.answered(answer))
         }
-        return try migrate(reading.receipt, environment: environment, request, userId: userId, answer: answer)
+        let actor = request.sessionToken == nil ? SupportWiring.actor(of: call) : "session"
+        return try migrate(reading.receipt, environment: environment, request, userId: userId, actor: actor, answer: answer)
     }
 }

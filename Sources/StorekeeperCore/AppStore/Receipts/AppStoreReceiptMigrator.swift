@@ -39,10 +39,10 @@ public final class AppStoreReceiptMigrator: ReceiptMigrator {
     public static let invalidTransaction = "INVALID_TRANSACTION"
 
     public init(client: AppStoreServerAPIClient, verifier: SignedDataVerifier, store: any KeyValueStore,
-                clock: any TimeSource, sandboxFallback: Bool) {
+                clock: any TimeSource, sandboxFallback: Bool, transfers: TransferContext? = nil) {
         self.client = client
         self.verifier = verifier
-        self.repository = EntitlementRepository(store: store)
+        self.repository = EntitlementRepository(store: store, transfers: transfers)
         self.clock = clock
         self.sandboxFallback = sandboxFallback
     }
