@@ -22,14 +22,15 @@ struct ScopedTokenBinaryTests {
     struct Answer {
         let status: Int
         let code: String?
+        let body: [String: Any]?
         let exitCode: Int32
         let log: String
     }
 
     static func call(_ function: String, method: String, path: String, query: String = "", bearer: String,
-                     extra: [String: String] = [:]) throws -> Answer {
+                     body: String = "", extra: [String: String] = [:]) throws -> Answer {
         let event: [String: Any] = [
-            "version": "2.0", "rawPath": path, "rawQueryString": query,
+            "version": "2.0", "rawPath": path, "rawQueryString": query, "body": body,
             "headers": ["authorization": "Bearer \(bearer)"],
             "requestContext": ["http": ["method": method, "path": path]], "isBase64Encoded": false,
         ]
@@ -40,7 +41,7 @@ struct ScopedTokenBinaryTests {
             environment: environment.merging(["STORE_URL": "sqlite:" + store]) { $1 }.merging(extra) { $1 })
         let answer = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any] ?? [:]
         let body = (answer["body"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        return Answer(status: answer["statusCode"] as? Int ?? 0, code: (body?["error"] as? [String: Any])?["code"] as? String,
+        return Answer(status: answer["statusCode"] as? Int ?? 0, code: (body?["error"] as? [String: Any])?["code"] as? String, body: body,
                       exitCode: result.exitCode, log: result.stderrText)
     }
 
@@ -65,5 +66,19 @@ struct ScopedTokenBinaryTests {
         let help = try FunctionBinary(name: "get-entitlements").run(stdin: Data(), arguments: ["--help"]).stdoutText
         #expect(help.contains("scope:       read "))
         #expect(help.contains("STOREKEEPER_TOKENS"))
+    }
+
+    /// A support token grants, and the audit trail names it; a read token may not.
+    @Test func aSupportTokenGrantsUnderItsOwnNameAndAReadTokenIsRefused() throws {
+        let request = #"{"userId": "user-1", "entitlement": "pro", "durationDays": 7, "reason": "outage compensation"}"#
+        let app = ["APPSTORE_BUNDLE_ID": "com.example.storekeeper", "APPSTORE_ENVIRONMENT": "Sandbox"]
+        let granted = try Self.call("grant-entitlement", method: "POST", path: "/customers/grants", bearer: Self.desk,
+                                    body: request, extra: app)
+        #expect(granted.status == 200, "\(granted)")
+        #expect((granted.body?["grant"] as? [String: Any])?["grantedBy"] as? String == "helpdesk")
+        let refused = try Self.call("grant-entitlement", method: "POST", path: "/customers/grants", bearer: Self.reader,
+                                    body: request, extra: app)
+        #expect(refused.status == 403)
+        #expect(refused.code == "insufficient_scope")
     }
 }

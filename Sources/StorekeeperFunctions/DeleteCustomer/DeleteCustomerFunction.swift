@@ -41,7 +41,8 @@ public final class DeleteCustomerFunction: TypedFunction {
               Safe to repeat: a rerun after a kill finishes the deletion.
             An unknown user: 404 not_found.
             """,
-        variables: SupportWiring.variables
+        variables: SupportWiring.variables,
+        scope: .support
     )
 
     private let support: SupportWiring

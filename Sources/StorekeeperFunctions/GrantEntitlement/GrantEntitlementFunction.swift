@@ -44,7 +44,8 @@ public final class GrantEntitlementFunction: TypedFunction {
              "grantedBy": "<the caller's token name>", "revokedAt": null}}
             unknown_entitlement, invalid_request (also a bundleId the deployment does not serve): 400, exit 65; customer_deleted: 404, exit 65.
             """,
-        variables: AppStoreSettings.catalogVariables + SupportWiring.variables
+        variables: AppStoreSettings.catalogVariables + SupportWiring.variables,
+        scope: .support
     )
 
     private let support: SupportWiring

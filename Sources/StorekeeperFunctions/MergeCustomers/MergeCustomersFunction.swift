@@ -31,7 +31,8 @@ public final class MergeCustomersFunction: TypedFunction {
             An unknown from: 404 not_found. from merged into another id, or into merged itself: 400 already_merged.
             A deleted customer: 404 customer_deleted.
             """,
-        variables: SupportWiring.variables
+        variables: SupportWiring.variables,
+        scope: .support
     )
 
     private let support: SupportWiring

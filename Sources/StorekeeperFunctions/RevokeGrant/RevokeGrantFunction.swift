@@ -33,7 +33,8 @@ public final class RevokeGrantFunction: TypedFunction {
               A grant revoked already is answered as it is (revoking again changes nothing).
             grant_not_found: 404, exit 65.
             """,
-        variables: SupportWiring.variables
+        variables: SupportWiring.variables,
+        scope: .support
     )
 
     private let support: SupportWiring

@@ -22,11 +22,12 @@ struct SupportWiring {
         SupportAction(actor: Self.actor(of: call), date: context.clock.now().millisecondsSince1970, reason: reason)
     }
 
-    /// The name of the token the caller presented: the audit trail's "who". Until named tokens
-    /// exist, a call is made with the admin token (over HTTP) or by whoever runs the binary
-    /// (direct): both are "admin".
+    /// The name of the token the caller presented: the audit trail's "who" (`admin` for
+    /// STOREKEEPER_ADMIN_TOKEN, a STOREKEEPER_TOKENS name, or `local` for a direct call). The
+    /// runtime has checked the token before the handler runs, so an internal function always
+    /// has a caller; "unknown" is only what a call without one would be recorded as.
     static func actor(of call: FunctionRequest) -> String {
-        "admin"
+        call.caller?.name ?? "unknown"
     }
 
     /// A reason the audit trail can keep: required, non-empty, at most 1000 characters.
