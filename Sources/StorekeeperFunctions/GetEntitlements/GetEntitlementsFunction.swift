@@ -56,6 +56,7 @@ public final class GetEntitlementsFunction: TypedFunction {
         variables: [
             .declared(StorekeeperSettings.catalog, "its apps' sandboxGrants; bundleId must name one of them"),
             .declared(RuntimeSettings.storeURL),
+            .optional(StorekeeperSettings.bundleId, "without a catalog, the app an originalTransactionId is looked up in"),
         ],
         scope: .read
     )
@@ -63,10 +64,15 @@ public final class GetEntitlementsFunction: TypedFunction {
     private let context: FunctionContext
     /// nil when no catalog is configured: each record answers alone, as it always did.
     private let catalog: Catalog?
+    /// The apps an original transaction id is looked up in: the catalog's, else the one
+    /// APPSTORE_BUNDLE_ID names; nil when neither is set (then the index is walked).
+    private let apps: [String]?
 
     public init(context: FunctionContext) throws {
         self.context = context
         catalog = try StorekeeperSettings.catalogIfConfigured(in: context.environment)
+        let configured = try context.environment.value(StorekeeperSettings.bundleId)
+        apps = catalog.map { $0.apps.map(\.bundleId) } ?? configured.map { [$0] }
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
@@ -84,11 +90,11 @@ public final class GetEntitlementsFunction: TypedFunction {
         return Reply(answer)
     }
 
-    /// Where an original transaction id is looked up: in the app named, else in each of the
-    /// catalog's apps, else in every app the index holds it for.
+    /// Where an original transaction id is looked up: in the app named, else in the
+    /// configured apps, else (a store-only deployment) in every app the index holds it for.
     private func apps(holding id: String, bundleId: String?, _ repository: EntitlementRepository) throws -> [String] {
         if let bundleId { return [bundleId] }
-        if let catalog { return catalog.apps.map(\.bundleId) }
+        if let apps { return apps }
         return try repository.apps(holding: id)
     }
 }
