@@ -9,6 +9,11 @@ final class RequestLoop<Handler: FunctionHandler> {
 
     let descriptor: FunctionDescriptor
     private let environment: EnvironmentVariables
+    /// The bearer tokens, read and checked once per process: a FastCGI process answers many
+    /// requests, and the configuration does not change under it.
+    private lazy var configuredTokens: Result<[NamedToken]?, FunctionError> = {
+        do throws(FunctionError) { return .success(try AdminAuthorization.configuredTokens(environment)) } catch { return .failure(error) }
+    }()
     let clock: any TimeSource
     let log: Logger
     /// stdout; in the FastCGI door, the open request's answer stream.
@@ -195,7 +200,7 @@ final class RequestLoop<Handler: FunctionHandler> {
         if descriptor.visibility == .internal {
             let tokens: [NamedToken]
             do {
-                guard let configured = try AdminAuthorization.configuredTokens(environment) else {
+                guard let configured = try configuredTokens.get() else {
                     return .configuration("neither \(RuntimeVariable.adminToken) nor \(RuntimeVariable.tokens) is set; internal functions need one over HTTP")
                 }
                 tokens = configured
@@ -213,7 +218,7 @@ final class RequestLoop<Handler: FunctionHandler> {
             // A public function may still ask who vouches (migrate-receipt's userId); a token
             // configuration it cannot read names nobody.
             let header = request.header("authorization")
-            request.caller = (try? AdminAuthorization.configuredTokens(environment))
+            request.caller = (try? configuredTokens.get())
                 .flatMap { AdminAuthorization.caller(header: header, among: $0) }
         }
         guard request.method == descriptor.method else {
