@@ -80,6 +80,35 @@ public protocol KeyValueStore: AnyObject {
 
     /// Ids of the dead-lettered jobs of `queue`, oldest first.
     func deadLetters(in queue: String) throws(StoreError) -> [String]
+
+    // MARK: Append-only logs (the event log)
+    //
+    // A log's keys share one hash tag (the log's name is one, `{events}`): every entry, the
+    // id index and the stream versions are written in one atomic step.
+
+    /// Appends `entry` at the log's next sequence, in one atomic step, unless an entry with
+    /// its id is in the log already (`.duplicate`: appending twice appends once). With a
+    /// stream, only while the stream's version is `entry.expectedStreamVersion` (else
+    /// `.streamMoved`, changing nothing), and the stream's version then goes up by one.
+    func appendToLog(_ log: String, _ entry: LogAppend) throws(StoreError) -> LogAppendOutcome
+
+    /// How many entries were ever appended for `stream` (0 when none): the version the next
+    /// append of the stream expects.
+    func logStreamVersion(_ log: String, stream: String) throws(StoreError) -> Int64
+
+    /// The entries whose sequence is greater than `after`, oldest first, at most `limit`.
+    func readLog(_ log: String, after: Int64, limit: Int) throws(StoreError) -> [LogEntry]
+
+    /// The sequence of the entry with this id; nil when it is not in the log (never
+    /// appended, or trimmed).
+    func logSequence(_ log: String, id: String) throws(StoreError) -> Int64?
+
+    func logBounds(_ log: String) throws(StoreError) -> LogBounds
+
+    /// Removes entries from the oldest on while their `recordedAt` is before `recordedBefore`
+    /// (milliseconds), at most `limit`; their ids are forgotten. Returns how many went.
+    @discardableResult
+    func trimLog(_ log: String, recordedBefore: Int64, limit: Int) throws(StoreError) -> Int
 }
 
 /// A value read from the store with the version `compareAndSet` expects.

@@ -84,4 +84,28 @@ public final class SelfOpeningStore: KeyValueStore {
     public func deadLetters(in queue: String) throws(StoreError) -> [String] {
         try opened().deadLetters(in: queue)
     }
+
+    public func appendToLog(_ log: String, _ entry: LogAppend) throws(StoreError) -> LogAppendOutcome {
+        try opened().appendToLog(log, entry)
+    }
+
+    public func logStreamVersion(_ log: String, stream: String) throws(StoreError) -> Int64 {
+        try opened().logStreamVersion(log, stream: stream)
+    }
+
+    public func readLog(_ log: String, after: Int64, limit: Int) throws(StoreError) -> [LogEntry] {
+        try opened().readLog(log, after: after, limit: limit)
+    }
+
+    public func logSequence(_ log: String, id: String) throws(StoreError) -> Int64? {
+        try opened().logSequence(log, id: id)
+    }
+
+    public func logBounds(_ log: String) throws(StoreError) -> LogBounds {
+        try opened().logBounds(log)
+    }
+
+    public func trimLog(_ log: String, recordedBefore: Int64, limit: Int) throws(StoreError) -> Int {
+        try opened().trimLog(log, recordedBefore: recordedBefore, limit: limit)
+    }
 }

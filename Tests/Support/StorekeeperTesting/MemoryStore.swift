@@ -8,6 +8,7 @@ public final class MemoryStore: KeyValueStore, @unchecked Sendable {
     private var values: [String: (bytes: [UInt8], version: Int64, expires: Date?)] = [:]
     private var sets: [String: Set<String>] = [:]
     private var queues: [String: [String: QueueEntry]] = [:]
+    private var logs: [String: MemoryLog] = [:]
     /// Orders jobs by when they were enqueued, and dead letters by when they died.
     private var sequence: Int64 = 0
     private let lock = NSLock()
@@ -206,6 +207,65 @@ public final class MemoryStore: KeyValueStore, @unchecked Sendable {
             (queues[queue] ?? [:]).values
                 .compactMap { entry -> (Int64, String)? in if case .dead(let order) = entry.state { (order, entry.job.id) } else { nil } }
                 .sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    private struct MemoryLog {
+        var entries: [LogEntry] = []
+        var last: Int64 = 0
+        var ids: [String: Int64] = [:]
+        var streams: [String: Int64] = [:]
+    }
+
+    public func appendToLog(_ log: String, _ entry: LogAppend) throws(StoreError) -> LogAppendOutcome {
+        try write(log)
+        return lock.withLock {
+            var state = logs[log] ?? MemoryLog()
+            if let sequence = state.ids[entry.id] { return .duplicate(sequence: sequence) }
+            var version: Int64 = 0
+            if let stream = entry.stream {
+                let current = state.streams[stream] ?? 0
+                guard current == entry.expectedStreamVersion else { return .streamMoved(currentVersion: current) }
+                version = current + 1
+                state.streams[stream] = version
+            }
+            state.last += 1
+            state.ids[entry.id] = state.last
+            state.entries.append(LogEntry(sequence: state.last, id: entry.id, stream: entry.stream, streamVersion: version,
+                                          recordedAt: entry.recordedAt, bytes: entry.bytes))
+            logs[log] = state
+            return .appended(sequence: state.last, streamVersion: version)
+        }
+    }
+
+    public func logStreamVersion(_ log: String, stream: String) throws(StoreError) -> Int64 {
+        lock.withLock { logs[log]?.streams[stream] ?? 0 }
+    }
+
+    public func readLog(_ log: String, after: Int64, limit: Int) throws(StoreError) -> [LogEntry] {
+        lock.withLock { Array((logs[log]?.entries ?? []).filter { $0.sequence > after }.prefix(max(limit, 0))) }
+    }
+
+    public func logSequence(_ log: String, id: String) throws(StoreError) -> Int64? {
+        lock.withLock { logs[log]?.ids[id] }
+    }
+
+    public func logBounds(_ log: String) throws(StoreError) -> LogBounds {
+        lock.withLock { LogBounds(first: logs[log]?.entries.first?.sequence, last: logs[log]?.last ?? 0) }
+    }
+
+    public func trimLog(_ log: String, recordedBefore: Int64, limit: Int) throws(StoreError) -> Int {
+        try write(log)
+        return lock.withLock {
+            guard var state = logs[log] else { return 0 }
+            var removed = 0
+            while removed < limit, let oldest = state.entries.first, oldest.recordedAt < recordedBefore {
+                state.entries.removeFirst()
+                state.ids[oldest.id] = nil
+                removed += 1
+            }
+            logs[log] = state
+            return removed
         }
     }
 }
