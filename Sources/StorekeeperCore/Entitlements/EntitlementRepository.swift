@@ -269,6 +269,8 @@ public struct EntitlementRepository {
             return
         }
         let purchase = SubscriptionRef(bundleId: bundleId, originalTransactionId: facts.transactionId)
+        // Indexed before the write, like subscriptions: export-data walks every purchase.
+        try store.addToSet(StoreKeys.purchaseIndex, purchase.member)
         _ = try store.update(StoreKeys.purchase(purchase), as: TransactionFacts.self,
                              attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             if let current, !facts.isNewer(than: current) { return .keep(()) }
@@ -296,6 +298,16 @@ public struct EntitlementRepository {
         let members = try store.setMembers(StoreKeys.userPurchases(userId))
         for member in members { try store.removeFromSet(StoreKeys.userPurchases(userId), member) }
         return members.count
+    }
+
+    /// Every consumable purchase (app and transaction id) indexed since layout 3, sorted.
+    public func allConsumablePurchases() throws -> [SubscriptionRef] {
+        try Self.references(store.setMembers(StoreKeys.purchaseIndex))
+    }
+
+    /// A consumable purchase's facts, as Apple signed them last.
+    public func consumable(_ purchase: SubscriptionRef) throws -> TransactionFacts? {
+        try store.get(StoreKeys.purchase(purchase), as: TransactionFacts.self)
     }
 
     /// The consumable purchases of a user, oldest first.

@@ -45,6 +45,7 @@ import OpenSSLCrypto
 /// | `appstore:transaction:<transactionId>` | set of the subscriptions (`SubscriptionRef`, one but in test environments) a transaction belongs to, so get-customer finds a customer by any transaction id (renewals, crossgrades) | — | entitlement writes |
 /// | `appstore:app:<bundleId>:purchase:<transactionId>` | a consumable purchase: the transaction's facts as Apple signed them last (`TransactionFacts`); it grants nothing, get-customer lists it | — | process-notifications, ingest-transaction |
 /// | `user:<userId>:purchases` | set of the consumable purchases (`SubscriptionRef` of app and transaction id) of a user | — | linking |
+/// | `appstore:purchases` | set of every consumable purchase (`SubscriptionRef` of app and transaction id) written since it exists: what export-data walks | — | consumable writes |
 /// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
 /// | `appstore:import:<sha256 of the input's lines>` | how far an `import-customers` run of that input came: the next line, counts (`CustomerImportCursor`); kept when finished, so a rerun asks Apple nothing | 7 days | import-customers |
 /// | `appstore:import:<sha256 of the input's lines>:line:<n>` | what the run found for line n (`CustomerImportLineResult`), for the report of a resumed run | 7 days | import-customers |
@@ -83,6 +84,9 @@ public enum StoreKeys {
 
     /// The set of every subscription with a record, for reconciliation.
     public static let subscriptionIndex = "appstore:subscriptions"
+
+    /// The set of every consumable purchase (`SubscriptionRef` of app and transaction id), for export-data.
+    public static let purchaseIndex = "appstore:purchases"
 
     public static func owner(_ subscription: SubscriptionRef) -> String {
         "appstore:app:" + subscription.bundleId + ":owner:" + subscription.originalTransactionId
