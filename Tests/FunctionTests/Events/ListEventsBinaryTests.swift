@@ -86,8 +86,9 @@ struct ListEventsBinaryTests {
         #expect(none.exitCode == 0 && none.sequences == [] && none.json["next"] as? Int == 25)
     }
 
-    @Test func aSparseFilterStopsAfterBoundedWork() throws {
-        let world = try World(.sqlite)
+    @Test(arguments: World.Backend.available)
+    func aSparseFilterStopsAfterBoundedWork(backend: World.Backend) throws {
+        let world = try World(backend)
         try world.append((1...1_150).map { World.event($0, type: .renewal, userId: "user-\($0 % 7)") })
         // limit 1 examines at most 1000 entries (10 × limit, at least 1000): none matches.
         let first = try Self.list(world, ["types": ["REFUND"], "limit": 1])
