@@ -56,23 +56,28 @@ public final class ListEventsFunction: TypedFunction {
             that match little it may hold fewer, even none, while next moves on.
             Bad input: invalid_request, HTTP 400, exit 65. The store failing: HTTP 503, exit 75.
             """,
-        variables: [.declared(RuntimeSettings.storeURL), .declared(StorekeeperSettings.eventRetentionDays)],
+        variables: [.declared(RuntimeSettings.storeURL), .declared(StorekeeperSettings.eventRetentionDays)]
+            + StorekeeperSettings.eventCatalogVariables,
         scope: .read
     )
 
     private let context: FunctionContext
     private let retentionDays: Int
+    /// What the relay computes the customer state of events still in outboxes with.
+    private let catalog: Catalog
 
     public init(context: FunctionContext) throws {
         self.context = context
         retentionDays = try context.environment.required(StorekeeperSettings.eventRetentionDays)
+        catalog = try StorekeeperSettings.eventCatalog(in: context.environment)
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
         let (after, limit, filter) = try request.validated()
         let store = try context.adapters.store()
-        // EVENTS-RELAY: `try EventRelay(store: store, catalog: catalog).relayPending(now: ...)` once it is on
-        // main, so a page sees every change made so far (the events still in outboxes).
+        // Events still in outboxes (a writer killed after its change) first: a page sees every
+        // change made so far.
+        try EventRelay(store: store, catalog: catalog).relayPending(now: context.clock.now().millisecondsSince1970)
         let page = try EventLog(store: store).page(after: after, limit: limit, filter: filter,
                                                    scanLimit: Self.scanLimit(forLimit: limit))
         return Reply(Response(page: page, retentionDays: retentionDays))

@@ -5,8 +5,8 @@ import FunctionRuntime
 /// file and in `RuntimeSettings`. Descriptors list uses of these declarations; `--help`,
 /// each function.json and the README's settings table are checked against `all`.
 public enum StorekeeperSettings {
-    public static let all: [SettingDeclaration] = RuntimeSettings.all + appStore + appStoreAPI + receipts + signInWithApple + jobs + events + [
-        simulatePKIDirectory.declaration,
+    public static let all: [SettingDeclaration] = RuntimeSettings.all + appStore + appStoreAPI + receipts + signInWithApple + jobs + [
+        eventRetentionDays.declaration, simulatePKIDirectory.declaration,
     ]
 
     /// simulate-store's test PKI.

@@ -1,5 +1,6 @@
 import Foundation
 import StorekeeperCore
+import StorekeeperTesting
 import Testing
 import TestSupport
 
@@ -64,6 +65,24 @@ struct ListEventsBinaryTests {
         #expect(try Self.list(world, [:]).sequences == Array(1...25))
         let beyond = try Self.list(world, ["after": 400])
         #expect(beyond.sequences == [] && beyond.json["next"] as? Int == 400 && beyond.json["gap"] as? Bool == false)
+    }
+
+    @Test(arguments: World.Backend.available)
+    func eventsStillInOutboxesAreRelayedBeforeThePage(backend: World.Backend) throws {
+        let world = try World(backend)
+        // Changes written without relaying (as by a writer killed after its write).
+        var story = LifecycleSimulator(originalTransactionId: "77")
+        story.subscribe()
+        story.renew()
+        for fact in story.events { try EntitlementRepository(store: world.store).apply(fact) }
+        #expect(try world.store.setMembers(StoreKeys.eventOutboxes).count == 2)
+        let page = try Self.list(world, [:])
+        #expect(page.exitCode == 0, "\(page.stderr)")
+        #expect(page.events.compactMap { $0["type"] as? String } == ["INITIAL_PURCHASE", "RENEWAL"])
+        #expect(page.events.allSatisfy { $0["customerId"] as? String == "otid:77" })
+        #expect(page.events.compactMap { ($0["customer"] as? [String: Any])?["version"] as? Int } == [1, 2])
+        #expect(try world.store.setMembers(StoreKeys.eventOutboxes).isEmpty)
+        #expect(try Self.list(world, [:]).sequences == [1, 2], "relayed once")
     }
 
     @Test(arguments: World.Backend.available)
