@@ -71,4 +71,28 @@ import Testing
         }
         #expect(try store.setMembers(StoreKeys.eventOutboxes).isEmpty)
     }
+
+    @Test(arguments: StoreBackend.all)
+    func aPurchaseLinkedLaterIsATransferAndNotificationOnlyEventsAreKept(backend: StoreBackend) throws {
+        let store = try backend.makeStore()
+        let recording = EventRecording(catalog: Self.catalog, time: Clock())
+        let repository = EntitlementRepository(store: store, events: recording)
+        try CustomerRepository(store: store, events: recording)
+            .grant("pro", toUser: "user-2", bundleId: nil, expiresDate: 1_790_000_000_000, catalog: Self.catalog,
+                   by: SupportAction(actor: "admin", date: Self.now, reason: "beta tester"), grantId: "g1")
+        var story = LifecycleSimulator(originalTransactionId: "2")
+        story.subscribe()
+        try repository.apply(story.events[0])
+        #expect(try repository.assign(appAccountToken: story.appAccountToken, toUser: "user-2"))
+        let test = AppleFact(.notification(notificationUUID: "test-1", signedDate: Self.now, type: "TEST", subtype: nil,
+                                           bundleId: "com.example.storekeeper"), transaction: nil, renewalInfo: nil)
+        try repository.apply(test)
+        try repository.apply(test)
+        let log = try Self.events(store)
+        #expect(log.map(\.type) == ["GRANT_ADDED", "INITIAL_PURCHASE", "TRANSFER", "TEST"])
+        #expect(log.map(\.customerId) == ["user-2", "otid:2", "user-2", nil])
+        #expect(log[2].previousCustomerId == "otid:2")
+        #expect(log.map(\.customerVersion) == [1, 1, 2, nil], "the user's version continues from the grant")
+        #expect(try store.logStreamVersion(StoreKeys.eventLog, stream: "user-2") == 2)
+    }
 }
