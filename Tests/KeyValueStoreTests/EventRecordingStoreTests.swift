@@ -96,3 +96,40 @@ import Testing
         #expect(try store.logStreamVersion(StoreKeys.eventLog, stream: "user-2") == 2)
     }
 }
+
+extension EventRecordingStoreTests {
+    /// Relays in several processes at once over the same outboxes (process-notifications,
+    /// deliver-events and list-events all relay first): each event enters the log once, and
+    /// each customer's versions are dense and in sequence order.
+    @Test(arguments: StoreBackend.all)
+    func relaysInSeveralProcessesAtOnceAppendEachEventOnce(backend: StoreBackend) async throws {
+        let locator = try backend.makeLocator()
+        let store = try backend.open(locator)
+        let customers = 12
+        for customer in 0..<customers {
+            var story = LifecycleSimulator(originalTransactionId: String(900 + customer))
+            story.subscribe()
+            story.renew()
+            story.setAutoRenew(false)
+            story.renew()
+            for fact in story.events { try EntitlementRepository(store: store).apply(fact) }
+        }
+        let waiting = try store.setMembers(StoreKeys.eventOutboxes).count
+        #expect(waiting == customers * 4)
+        let results = try await StressProcess.runTogether(Array(repeating: ["relay", locator], count: 4))
+        for result in results {
+            #expect(result.exitCode == 0, "store-stress relay \(result.processIdentifier): \(result.stderr)")
+        }
+        let appended = results.compactMap { Int($0.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(appended.reduce(0, +) == waiting, "appended per process: \(appended)")
+        let log = try Self.events(store)
+        #expect(log.map(\.sequence) == Array(1...Int64(waiting)))
+        #expect(Set(log.map(\.id)).count == waiting)
+        for customer in 0..<customers {
+            let mine = log.filter { $0.customerId == "otid:\(900 + customer)" }
+            #expect(mine.map(\.customerVersion) == [1, 2, 3, 4], "otid:\(900 + customer)")
+            #expect(mine.map(\.type) == ["INITIAL_PURCHASE", "RENEWAL", "CANCELLATION", "RENEWAL"])
+        }
+        #expect(try store.setMembers(StoreKeys.eventOutboxes).isEmpty)
+    }
+}
