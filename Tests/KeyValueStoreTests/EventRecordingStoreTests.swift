@@ -122,6 +122,7 @@ extension EventRecordingStoreTests {
         }
         let appended = results.compactMap { Int($0.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) }
         #expect(appended.reduce(0, +) == waiting, "appended per process: \(appended)")
+        print("\(backend.name): 4 relays at once appended \(appended) of \(waiting) events")
         let log = try Self.events(store)
         #expect(log.map(\.sequence) == Array(1...Int64(waiting)))
         #expect(Set(log.map(\.id)).count == waiting)
