@@ -35,10 +35,10 @@ public final class ExportDataFunction: TypedFunction {
              "cursor": "<name>", "full": false, "limit": 50000, "dates": "iso8601" | "milliseconds"}
               format is required; of defaults to transactions. Without file the data is written
               to stdout; with it, to that file atomically (a temporary file beside it, then
-              renamed), never over an existing file unless replace. cursor names an independent
+              put in place), never over an existing file unless replace. cursor names an independent
               consumer (default: the value of of); its first run, or full, exports everything,
               later runs what changed since (transactions again with their latest facts:
-              upsert by transactionId). limit: rows per run (1 to 1000000); the next run goes
+              upsert by app and transactionId). limit: rows per run (1 to 1000000); the next run goes
               on. dates: iso8601 (CSV's default) or milliseconds (NDJSON's default).
             """,
         response: """
