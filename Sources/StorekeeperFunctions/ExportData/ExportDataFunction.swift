@@ -54,13 +54,17 @@ public final class ExportDataFunction: TypedFunction {
               oldest kept; eventsTrimmed were lost). The README lists every column.
               invalid_request: 400, exit 65; a store failure 503, exit 75 (the cursor unmoved).
             """,
-        variables: [.declared(RuntimeSettings.storeURL, "records, the event log and the cursors live there")]
+        variables: AppStoreSettings.catalogVariables
+            + [.declared(RuntimeSettings.storeURL, "records, the event log and the cursors live there")]
     )
 
     private let context: FunctionContext
+    /// What the relay attaches to the events it moves into the log (the customer's state).
+    private let catalog: Catalog
 
     public init(context: FunctionContext) throws {
         self.context = context
+        catalog = try StorekeeperSettings.catalog(in: context.environment)
     }
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
