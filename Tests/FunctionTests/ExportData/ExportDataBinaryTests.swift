@@ -1,23 +1,28 @@
 import Foundation
-import SQLiteStore
 import StorekeeperCore
 import Testing
 
-/// export-data through its built binary, on a SQLite store that ingest-transaction filled as
+/// export-data through its built binary, on a store (SQLite, Redis) that ingest-transaction filled as
 /// in a deployment. Events are appended to the store's log as the relay appends them.
 @Suite("export-data through the binary")
 struct ExportDataBinaryTests {
     static let app = "com.example.storekeeper"
 
     struct World {
-        let deployment = SupportBinaryTests.Deployment()
-        var path: String { String(deployment.store.dropFirst("sqlite:".count)) }
+        let store: TestStore
 
-        func export(_ request: [String: Any], store: String? = nil) throws -> FunctionBinary.Result {
+        init(_ backend: Backend = .sqlite) throws {
+            store = try TestStore(backend)
+        }
+
+        func run(_ name: String, _ request: [String: Any], store url: String? = nil) throws -> FunctionBinary.Result {
             var environment = SupportBinaryTests.environment
-            environment["STORE_URL"] = store ?? deployment.store
-            return try FunctionBinary(name: "export-data").run(stdin: try JSONSerialization.data(withJSONObject: request),
-                                                              environment: environment)
+            environment["STORE_URL"] = url ?? store.url
+            return try FunctionBinary(name: name).run(stdin: try JSONSerialization.data(withJSONObject: request), environment: environment)
+        }
+
+        func export(_ request: [String: Any], store url: String? = nil) throws -> FunctionBinary.Result {
+            try run("export-data", request, store: url)
         }
 
         /// A signed version of a transaction, ingested for `userId`.
@@ -38,13 +43,13 @@ struct ExportDataBinaryTests {
             let jws = try #require((try JSONSerialization.jsonObject(with: signed.stdout) as? [String: Any])?["signedData"] as? String)
             var request: [String: Any] = ["jwsRepresentation": jws]
             if let userId { request["userId"] = userId }
-            let ingested = try deployment.run("ingest-transaction", request)
-            #expect(ingested.exitCode == 0, "\(ingested.answer)")
+            let ingested = try run("ingest-transaction", request)
+            #expect(ingested.exitCode == 0, "\(ingested.stdoutText)")
         }
 
         /// An event in the log, as the relay appends it.
         func event(_ id: String, _ type: EventType, original: String, transaction: String?, customer: String = "u-1") throws {
-            let store = try SQLiteStore(path: path)
+            let store = try self.store.open()
             let version = try store.logStreamVersion(StoreKeys.eventLog, stream: customer)
             let event = Event(id: id, type: type.rawValue, occurredAt: SupportBinaryTests.now, recordedAt: SupportBinaryTests.now,
                               app: ExportDataBinaryTests.app, environment: "Sandbox", customerId: customer, userId: customer,
@@ -85,9 +90,11 @@ struct ExportDataBinaryTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    @Test("CSV: the pinned header, RFC 4180 quoting of a product id with a comma; NDJSON parses, under the same names")
-    func csvAndNDJSON() throws {
-        let world = World()
+    @Test("CSV: the pinned header, RFC 4180 quoting of a product id with a comma; NDJSON parses, under the same names",
+          arguments: Backend.allCases)
+    func csvAndNDJSON(_ backend: Backend) throws {
+        guard backend == .sqlite || AppleWorld.redisAvailable else { return }
+        let world = try World(backend)
         try world.ingest("2000000801", userId: "u-1", productId: "com.example.pro,monthly")
         try world.ingest("2000000802", userId: nil)
         let result = try world.export(["format": "csv"])
@@ -116,9 +123,11 @@ struct ExportDataBinaryTests {
         #expect(objects.first?["revocationDate"] is NSNull)
     }
 
-    @Test("incremental: a second run exports only the transaction an event named, with its latest facts; events export")
-    func incrementalAndEvents() throws {
-        let world = World()
+    @Test("incremental: a second run exports only the transaction an event named, with its latest facts; events export",
+          arguments: Backend.allCases)
+    func incrementalAndEvents(_ backend: Backend) throws {
+        guard backend == .sqlite || AppleWorld.redisAvailable else { return }
+        let world = try World(backend)
         try world.ingest("2000000811", userId: "u-1")
         try world.ingest("2000000812", userId: "u-2")
         let first = try world.export(["format": "ndjson"])
@@ -149,7 +158,7 @@ struct ExportDataBinaryTests {
 
     @Test("file: written atomically, answered with the summary; never over an existing file unless replace, the cursor unmoved")
     func fileOutput() throws {
-        let world = World()
+        let world = try World()
         try world.ingest("2000000821", userId: "u-1")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -176,7 +185,7 @@ struct ExportDataBinaryTests {
 
     @Test("a bad request is 400 with a stable code, exit 65; a store fault is 503, exit 75")
     func refusals() throws {
-        let world = World()
+        let world = try World()
         for request: [String: Any] in [["format": "xml"], [:], ["format": "csv", "of": "customers"], ["format": "csv", "limit": 0],
                                         ["format": "csv", "cursor": "../x"], ["format": "csv", "replace": true],
                                         ["format": "csv", "file": "/nonexistent-folder/x.csv"], ["format": "csv", "since": 1]] {
