@@ -22,10 +22,10 @@ extension DataExport {
         let repository = EntitlementRepository(store: store)
         let everything = try repository.allSubscriptions().map { ExportPosition(.subscription, $0) }
             + repository.allConsumablePurchases().map { ExportPosition(.consumable, $0) }
-        var outcome = Outcome(of: .transactions, mode: "full", from: position == nil ? 0 : start.sequence, to: sequence,
+        var outcome = Outcome(of: .transactions, table: request.table, mode: "full", from: position == nil ? 0 : start.sequence, to: sequence,
                               next: ExportCursor(of: .transactions, sequence: sequence, full: nil, updatedAt: now),
                               expectedVersion: version)
-        var collected = RowCollector()
+        var collected = RowCollector(table: request.table)
         for item in everything where position.map({ item > $0 }) ?? true {
             if collected.count >= request.limit {
                 outcome.complete = false
@@ -43,10 +43,10 @@ extension DataExport {
     private func changes(_ request: Request, after cursor: ExportCursor, bounds: LogBounds, version: Int64?) throws -> Outcome {
         let repository = EntitlementRepository(store: store)
         let log = EventLog(store: store)
-        var outcome = Outcome(of: .transactions, mode: "incremental", from: cursor.sequence, to: cursor.sequence,
+        var outcome = Outcome(of: .transactions, table: request.table, mode: "incremental", from: cursor.sequence, to: cursor.sequence,
                               next: ExportCursor(of: .transactions, sequence: cursor.sequence, full: nil, updatedAt: now),
                               expectedVersion: version)
-        var collected = RowCollector()
+        var collected = RowCollector(table: request.table)
         reading: while outcome.to < bounds.last {
             let events = try log.events(after: outcome.to, limit: Self.page)
             if events.isEmpty { break }
@@ -105,8 +105,12 @@ extension DataExport {
 /// transaction, whose latest facts are what is written.
 private struct RowCollector {
     private var seen: Set<String> = []
-    private(set) var table = ExportTable(columns: TransactionExportRow.columnNames)
-    var count: Int { table.rows.count }
+    private(set) var table: ExportTable
+    var count: Int { table.rowCount }
+
+    init(table: ExportTable) {
+        self.table = table
+    }
 
     mutating func add(_ rows: [TransactionExportRow]) {
         for row in rows where seen.insert(row.app + "/" + row.facts.transactionId).inserted {

@@ -20,22 +20,31 @@ public struct DataExport {
         /// The run stops once it has this many rows (at the end of the subscription or event
         /// that reached it); the next run goes on from there.
         public var limit: Int
+        public var format: ExportFormat
+        public var dates: ExportDates
 
-        public init(of: ExportCursor.Kind, cursor: String, full: Bool, limit: Int) {
+        public init(of: ExportCursor.Kind, cursor: String, full: Bool, limit: Int, format: ExportFormat, dates: ExportDates) {
             self.of = of
             self.cursor = cursor
             self.full = full
             self.limit = limit
+            self.format = format
+            self.dates = dates
+        }
+
+        /// The output a run of this request writes into.
+        var table: ExportTable {
+            ExportTable(columns: of == .events ? EventExportRow.columnNames : TransactionExportRow.columnNames,
+                        format: format, dates: dates)
         }
     }
 
     /// What a run found, and the cursor to save once its output is complete.
     public struct Outcome: Sendable {
         public var of: ExportCursor.Kind
-        /// The transaction rows (of transactions).
-        public var table = ExportTable(columns: TransactionExportRow.columnNames)
-        /// The events (of events).
-        public var events: [Event] = []
+        /// The output: transactions as rows; events as CSV rows of their flat columns, or in
+        /// NDJSON each event whole, its bytes as delivered (`Event.encoded()`).
+        public var table: ExportTable
         /// `full` or `incremental`.
         public var mode: String
         /// The cursor was behind the log's oldest event (trimmed): everything again.
@@ -48,7 +57,7 @@ public struct DataExport {
         public var eventsRead = 0
         /// False when the run stopped at its limit: run again to go on.
         public var complete = true
-        public var rows: Int { of == .events ? events.count : table.rows.count }
+        public var rows: Int { table.rowCount }
         var next: ExportCursor
         let expectedVersion: Int64?
     }

@@ -2,30 +2,36 @@
 /// warehouse loads by: the same names in the CSV header and as NDJSON keys, in one order.
 public struct ExportTable: Sendable {
     public let columns: [String]
-    public private(set) var rows: [[ExportCell]] = []
+    public let format: ExportFormat
+    public let dates: ExportDates
+    /// The output so far: each row is written as it is added, so a run holds its output and
+    /// nothing else (a few hundred bytes a row, not the rows' values).
+    public private(set) var bytes: [UInt8] = []
+    public private(set) var rowCount = 0
 
-    public init(columns: [String]) {
+    /// CSV starts with its header line; NDJSON has no line at all while there is no row.
+    public init(columns: [String], format: ExportFormat, dates: ExportDates) {
         self.columns = columns
+        self.format = format
+        self.dates = dates
+        if format == .csv { Self.csvLine(columns.map { .text($0) }, dates: dates, into: &bytes) }
     }
 
+    /// For CSV a line ended by CRLF (RFC 4180), for NDJSON an object ended by LF.
     public mutating func append(_ row: [ExportCell]) {
         precondition(row.count == columns.count, "a row of \(row.count) cells under \(columns.count) columns")
-        rows.append(row)
+        switch format {
+        case .csv: Self.csvLine(row, dates: dates, into: &bytes)
+        case .ndjson: Self.ndjsonLine(row, columns: columns, dates: dates, into: &bytes)
+        }
+        rowCount += 1
     }
 
-    /// The whole output: for CSV the header line and a line per row, each ended by CRLF
-    /// (RFC 4180); for NDJSON a line per row ended by LF, nothing when there is no row.
-    public func rendered(_ format: ExportFormat, dates: ExportDates) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity((rows.count + 1) * columns.count * 12)
-        switch format {
-        case .csv:
-            Self.csvLine(columns.map { .text($0) }, dates: dates, into: &out)
-            for row in rows { Self.csvLine(row, dates: dates, into: &out) }
-        case .ndjson:
-            for row in rows { ndjsonLine(row, dates: dates, into: &out) }
-        }
-        return out
+    /// An NDJSON line rendered elsewhere (an event, as delivered).
+    mutating func appendLine(_ line: [UInt8]) {
+        bytes += line
+        bytes.append(0x0A)
+        rowCount += 1
     }
 
     private static func csvLine(_ cells: [ExportCell], dates: ExportDates, into out: inout [UInt8]) {
@@ -53,17 +59,17 @@ public struct ExportTable: Sendable {
         return quoted
     }
 
-    private func ndjsonLine(_ cells: [ExportCell], dates: ExportDates, into out: inout [UInt8]) {
+    private static func ndjsonLine(_ cells: [ExportCell], columns: [String], dates: ExportDates, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         for (index, cell) in cells.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            Self.jsonString(columns[index], into: &out)
+            jsonString(columns[index], into: &out)
             out.append(UInt8(ascii: ":"))
             switch cell {
-            case .text(let text): Self.jsonString(text, into: &out)
-            case .date where dates == .iso8601: Self.jsonString(Self.plain(cell, dates: dates), into: &out)
+            case .text(let text): jsonString(text, into: &out)
+            case .date where dates == .iso8601: jsonString(plain(cell, dates: dates), into: &out)
             case .empty: out += Array("null".utf8)
-            default: out += Array(Self.plain(cell, dates: dates).utf8)
+            default: out += Array(plain(cell, dates: dates).utf8)
             }
         }
         out += [UInt8(ascii: "}"), 0x0A]

@@ -27,8 +27,6 @@ extension ExportDataFunction {
     /// The request checked, in the order its fields are documented; nothing is read before.
     struct Plan {
         var export: DataExport.Request
-        var format: ExportFormat
-        var dates: ExportDates
         var file: ExportFile?
     }
 
@@ -62,7 +60,7 @@ extension ExportDataFunction {
         }
         let file = request.file.map { ExportFile(path: $0, replace: request.replace ?? false) }
         try file?.check()
-        return Plan(export: DataExport.Request(of: of, cursor: cursor, full: request.full ?? false, limit: limit),
-                    format: format, dates: dates, file: file)
+        return Plan(export: DataExport.Request(of: of, cursor: cursor, full: request.full ?? false, limit: limit,
+                                               format: format, dates: dates), file: file)
     }
 }

@@ -80,9 +80,9 @@ public final class ExportDataFunction: TypedFunction {
         } catch let refusal as DataExport.Refusal {
             throw FunctionError.badInput(message: refusal.message)
         }
-        let bytes = try outcome.rendered(plan.format, dates: plan.dates)
+        let bytes = outcome.table.bytes
         let summary = Response(
-            of: plan.export.of.rawValue, format: plan.format.rawValue, cursor: plan.export.cursor, mode: outcome.mode,
+            of: plan.export.of.rawValue, format: plan.export.format.rawValue, cursor: plan.export.cursor, mode: outcome.mode,
             fellBackToFull: outcome.fellBackToFull, eventsTrimmed: outcome.eventsTrimmed, rows: outcome.rows,
             eventsRead: outcome.eventsRead, from: outcome.from, to: outcome.to, complete: outcome.complete,
             file: plan.file?.path, bytes: bytes.count)
@@ -99,7 +99,7 @@ public final class ExportDataFunction: TypedFunction {
         }
         guard let file = plan.file else {
             var reply = Reply(summary)
-            reply.data = (bytes, plan.format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson")
+            reply.data = (bytes, plan.export.format == .csv ? "text/csv; charset=utf-8" : "application/x-ndjson")
             reply.afterDelivery = save
             return reply
         }
