@@ -13,7 +13,8 @@ import OpenSSLCrypto
 /// | --- | --- | --- | --- |
 /// | `storekeeper:layout` | the layout version the store is written in, decimal (`StoreLayout`) | — | the first function to open the store, and layout migrations |
 /// | log `{events}` | the event log (`Event`): every change of a customer once, in sequence order, with the customer's version | STOREKEEPER_EVENT_RETENTION_DAYS (90) | the relay (`EventRelay`) |
-/// | `events:outboxes` | set of `<ms>|<record key>|<event id>`: an event in a record's outbox not yet known to be in the log | — | record writes, the relay |
+/// | `events:outboxes` | set of `<ms>|<kind>|<record key>|<event id>`: an event in a record's outbox not yet known to be in the log | — | record writes, the relay |
+/// | `events:standalone:<event id>` | the outbox of a notification that is an event of its own (TEST, CONSUMPTION_REQUEST, RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN, REFUND_DECLINED) | — (deleted once in the log) | process-notifications |
 /// | `appstore:chain:<sha256 of the roots' identity, x5c[0].x5c[1]>` | a proven `x5c` chain: leaf key, validity window (`CachedChain`) | 24 h | signed-data verification |
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
@@ -68,9 +69,15 @@ public enum StoreKeys {
     /// Only the log shares it: the records whose outboxes feed it keep their own keys.
     public static let eventLog = "{events}"
 
-    /// Set of the outboxes that may hold an event not yet in the log: `<ms>|<record key>|<event id>`
+    /// Set of the outboxes that may hold an event not yet in the log: `<ms>|<kind>|<record key>|<event id>`
     /// (`EventRelay`), added before the record's write, removed once the event is in the log.
     public static let eventOutboxes = "events:outboxes"
+
+    /// The outbox of a notification that is an event of its own although it changes no record
+    /// (TEST, CONSUMPTION_REQUEST, ...), until the relay has put it in the log.
+    public static func standaloneEvent(_ eventId: String) -> String {
+        "events:standalone:" + eventId
+    }
 
     /// The queue of notifications waiting to be applied.
     public static let notificationQueue = "{notifications}"
