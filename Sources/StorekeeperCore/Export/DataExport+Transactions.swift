@@ -91,12 +91,12 @@ extension DataExport {
             return record.transactions.values.sorted { $1.isLaterPeriod(than: $0) }
                 .map { TransactionExportRow(facts: $0, app: app, userId: owner) }
         case .consumable:
-            guard let facts = try repository.consumable(item.reference) else { return [] }
-            // A consumable has no owner key: the user its appAccountToken was handed to, or
-            // the one the event names.
-            var owner = userHint
-            if let token = facts.appAccountToken, !token.isEmpty, let user = try repository.user(ofAppAccountToken: token) { owner = user }
-            return [TransactionExportRow(facts: facts, app: app, userId: owner)]
+            guard let record = try store.get(StoreKeys.purchase(item.reference), as: PurchaseRecord.self) else { return [] }
+            // A consumable has no owner key: whose its events are, else the user its
+            // appAccountToken was handed to, else the one the event names.
+            var owner = record.customerId.flatMap(Event.userId(of:))
+            if owner == nil, let token = record.facts.appAccountToken, !token.isEmpty { owner = try repository.user(ofAppAccountToken: token) }
+            return [TransactionExportRow(facts: record.facts, app: app, userId: owner ?? userHint)]
         }
     }
 }

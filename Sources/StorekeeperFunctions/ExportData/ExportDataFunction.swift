@@ -54,7 +54,7 @@ public final class ExportDataFunction: TypedFunction {
               oldest kept; eventsTrimmed were lost). The README lists every column.
               invalid_request: 400, exit 65; a store failure 503, exit 75 (the cursor unmoved).
             """,
-        variables: AppStoreSettings.catalogVariables
+        variables: StorekeeperSettings.eventCatalogVariables
             + [.declared(RuntimeSettings.storeURL, "records, the event log and the cursors live there")]
     )
 
@@ -64,15 +64,17 @@ public final class ExportDataFunction: TypedFunction {
 
     public init(context: FunctionContext) throws {
         self.context = context
-        catalog = try StorekeeperSettings.catalog(in: context.environment)
+        catalog = try StorekeeperSettings.eventCatalog(in: context.environment)
     }
 
     public func handle(_ request: Request, call _: FunctionRequest) throws -> Reply<Response> {
         let plan = try Self.plan(request)
         let store = try context.adapters.store()
         let now = context.clock.now().millisecondsSince1970
-        // EventRelay (issue 15): move what is still in outboxes into the log first, once it
-        // lands on main: `try EventRelay(store: store, catalog: catalog).relayPending(now: now)`.
+        // What is still in the records' outboxes (a writer killed before its relay) goes
+        // into the log first, so the run sees every change made before it started.
+        let relayed = try EventRelay(store: store, catalog: catalog).relayPending(now: now)
+        if relayed > 0 { context.log.info("events_relayed", ["events": relayed]) }
         let export = DataExport(store: store, now: now)
         let outcome: DataExport.Outcome
         do {
