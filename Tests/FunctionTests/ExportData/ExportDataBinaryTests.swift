@@ -1,9 +1,11 @@
 import Foundation
 import StorekeeperCore
+import StorekeeperTesting
 import Testing
 
 /// export-data through its built binary, on a store (SQLite, Redis) that ingest-transaction filled as
-/// in a deployment. Events are appended to the store's log as the relay appends them.
+/// in a deployment: the events are those the functions recorded, and a few appended to the
+/// store's log as the relay appends them.
 @Suite("export-data through the binary")
 struct ExportDataBinaryTests {
     static let app = "com.example.storekeeper"
@@ -139,10 +141,9 @@ struct ExportDataBinaryTests {
         let nothing = try world.export(["format": "ndjson"])
         #expect(nothing.exitCode == 0 && nothing.stdout.isEmpty, "nothing changed: \(nothing.stdoutText)")
 
-        // Apple refunds the first: a later signed version, and its event.
+        // Apple refunds the first: a later signed version, which records its event.
         try world.ingest("2000000811", userId: "u-1", signedLater: 60_000,
                          extra: ["revocationDate": SupportBinaryTests.now + 60_000, "revocationReason": 0, "revocationType": "REFUND_FULL"])
-        try world.event("ev-refund", .refund, original: "2000000811", transaction: "2000000811")
         let second = try world.export(["format": "ndjson"])
         let rows = try Self.lines(second)
         #expect(rows.map { $0["transactionId"] as? String } == ["2000000811"], "\(second.stdoutText)")
@@ -151,13 +152,39 @@ struct ExportDataBinaryTests {
 
         let events = try world.export(["format": "ndjson", "of": "events"])
         let delivered = try Self.lines(events)
-        #expect(delivered.contains { $0["id"] as? String == "ev-refund" }, "\(events.stdoutText)")
+        // ingest-transaction recorded them: the purchases, then the refund.
+        #expect(delivered.map { $0["type"] as? String } == ["INITIAL_PURCHASE", "INITIAL_PURCHASE", "REFUND"], "\(events.stdoutText)")
+        #expect(delivered.last?["transactionId"] as? String == "2000000811")
         #expect(delivered.allSatisfy { ($0["sequence"] as? Int64 ?? 0) > 0 })
         try world.event("ev-cancel", .cancellation, original: "2000000812", transaction: "2000000812", customer: "u-2")
         let csv = try world.export(["format": "csv", "of": "events", "dates": "milliseconds"])
         let table = Self.csv(csv.stdoutText)
         #expect(table.first == EventExportRow.columnNames)
         #expect(table.dropFirst().map { $0[0] } == ["ev-cancel"], "only what came after the cursor: \(csv.stdoutText)")
+    }
+
+    @Test("an event still in its record's outbox (the writer stopped before its relay) is relayed by the run and exported")
+    func relaysWhatIsPending() throws {
+        let world = try World()
+        var simulator = LifecycleSimulator(originalTransactionId: "2000000831")
+        simulator.subscribe()
+        let repository = { (recording: EventRecording?) in
+            EntitlementRepository(store: try world.store.open(), events: recording)
+        }
+        try repository(nil).apply(simulator.events[0], userId: "u-1")
+        let first = try world.export(["format": "ndjson"])
+        #expect(try Self.lines(first).map { $0["transactionId"] as? String } == ["20000008311"], "\(first.stdoutText)")
+
+        // A renewal written with its event left in the outbox: never flushed, as by a writer killed after its write.
+        simulator.renew()
+        let recording = EventRecording(catalog: Catalog(apps: [], entitlements: [:], products: [:], productsImplied: true),
+                                       time: SystemTime(), deferred: true)
+        let before = try world.store.open().logBounds(StoreKeys.eventLog).last
+        try repository(recording).apply(simulator.events[1], userId: "u-1")
+        #expect(try world.store.open().logBounds(StoreKeys.eventLog).last == before, "not in the log yet")
+        let second = try world.export(["format": "ndjson"])
+        #expect(try Self.lines(second).map { $0["transactionId"] as? String } == ["20000008312"], "\(second.stdoutText)")
+        #expect(second.stderrText.contains("\"events_relayed\""), "\(second.stderrText)")
     }
 
     @Test("file: written atomically, answered with the summary; never over an existing file unless replace, the cursor unmoved")
