@@ -18,7 +18,7 @@ extension ExportDataFunction {
         var dates: String?
     }
 
-    /// A run's rows are built in memory: a few hundred bytes each.
+    /// A run holds its output in memory until it is written: a few hundred bytes a row.
     static let defaultLimit = 50_000
     static let maximumLimit = 1_000_000
     /// A cursor's name is part of its store key.
