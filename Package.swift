@@ -34,6 +34,7 @@ let functionNames = [
     "delete-customer",
     "merge-customers",
     "list-events",
+    "export-data",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

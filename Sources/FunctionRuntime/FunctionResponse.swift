@@ -10,6 +10,14 @@ public struct FunctionResponse: Sendable {
     public var body: [UInt8]
     /// sysexits code; by default derived from `status` (see `defaultExitCode(forStatus:)`).
     public var exitCode: Int32
+    /// The body is data rather than an answer (export-data's CSV or NDJSON on stdout): the
+    /// direct door writes it as it is, even empty, and adds no line end.
+    public var verbatim = false
+    /// Runs once the answer has been written out whole (stdout, a CGI response), for what
+    /// must happen only after the caller has it: export-data moves its cursor then, so a
+    /// process killed before never skips. When it throws, the failure is logged and the
+    /// process exits with the failure's code (75 for the store): the answer is out already.
+    public var afterDelivery: AfterDelivery?
 
     public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], exitCode: Int32? = nil) {
         self.status = status
@@ -65,5 +73,16 @@ public struct FunctionResponse: Sendable {
     public func header(_ name: String) -> String? {
         let wanted = name.lowercased()
         return headers.first { $0.0.lowercased() == wanted }?.1
+    }
+}
+
+/// What runs once an answer is written out (`FunctionResponse.afterDelivery`). It is called
+/// once, on the thread that wrote the answer, right after the write, and never handed to
+/// another: so it may hold what is not `Sendable` (the store, the logger).
+public struct AfterDelivery: @unchecked Sendable {
+    public let run: () throws -> Void
+
+    public init(_ run: @escaping () throws -> Void) {
+        self.run = run
     }
 }

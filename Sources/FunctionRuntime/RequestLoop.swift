@@ -284,11 +284,20 @@ final class RequestLoop<Handler: FunctionHandler> {
         // it has the whole response, and the line would be lost.
         log.log(level, "request", fields)
         try output.write(encode(response, door: door))
+        guard let afterDelivery = response.afterDelivery else { return }
+        do {
+            try afterDelivery.run()
+        } catch {
+            let failure = map(error)
+            log.error("after_answer_failed", ["code": failure.code, "at": failure.origin.description])
+            exitCode = max(exitCode, failure.disposition.exitCode)
+        }
     }
 
     private func encode(_ response: FunctionResponse, door: FrontDoor) -> [UInt8] {
         switch door {
         case .direct:
+            if response.verbatim { return response.body }
             // One answer per line: an empty body still takes its line, as `{}`.
             var bytes = response.body.isEmpty ? Array("{}".utf8) : response.body
             if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }

@@ -37,6 +37,11 @@ public struct Reply<Body: Encodable> {
     public var headers: [(String, String)]
     /// By default derived from `status` (`FunctionResponse.defaultExitCode(forStatus:)`).
     public var exitCode: Int32?
+    /// Data answered in place of the JSON body, with its content type (export-data's CSV or
+    /// NDJSON on stdout, `FunctionResponse.verbatim`); `body` is then not written.
+    public var data: (bytes: [UInt8], contentType: String)?
+    /// See `FunctionResponse.afterDelivery`.
+    public var afterDelivery: AfterDelivery?
 
     public init(_ body: Body, status: Int = 200, headers: [(String, String)] = [], exitCode: Int32? = nil) {
         self.body = body
@@ -47,8 +52,16 @@ public struct Reply<Body: Encodable> {
 
     /// The body as compact JSON with sorted keys, with this reply's status, headers and exit.
     public func response() throws -> FunctionResponse {
-        var response = try FunctionResponse.json(body, status: status, exitCode: exitCode)
-        response.headers = headers
+        var response: FunctionResponse
+        if let data {
+            response = FunctionResponse(status: status, headers: headers + [("Content-Type", data.contentType)], body: data.bytes,
+                                        exitCode: exitCode)
+            response.verbatim = true
+        } else {
+            response = try FunctionResponse.json(body, status: status, exitCode: exitCode)
+            response.headers = headers
+        }
+        response.afterDelivery = afterDelivery
         return response
     }
 }

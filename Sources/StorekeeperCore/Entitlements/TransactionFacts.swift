@@ -46,6 +46,12 @@ public struct TransactionFacts: Codable, Sendable, Equatable, Hashable {
     public var storefront: String?
     /// The plan's commitment (a monthly plan with a 12-month commitment).
     public var commitmentInfo: TransactionCommitmentInfo?
+    // Kept since issue 15 (optional, records stored before decode without them): what
+    // export-data's rows carry beside the above.
+    /// Apple's id of one period of a subscription across devices (web order line item).
+    public var webOrderLineItemId: String?
+    /// When the original transaction (the first period) was bought.
+    public var originalPurchaseDate: Int64?
 
     public init(_ transaction: JWSTransactionDecodedPayload, signedDate fallback: Int64) throws(EntitlementError) {
         guard let transactionId = transaction.transactionId, let originalTransactionId = transaction.originalTransactionId else {
@@ -78,6 +84,8 @@ public struct TransactionFacts: Codable, Sendable, Equatable, Hashable {
         revocationPercentage = transaction.revocationPercentage
         storefront = transaction.storefront
         commitmentInfo = transaction.commitmentInfo
+        webOrderLineItemId = transaction.webOrderLineItemId
+        originalPurchaseDate = transaction.originalPurchaseDate
     }
 
     /// The product's type; nil when absent or a value Apple added later.
@@ -128,5 +136,6 @@ public struct TransactionFacts: Codable, Sendable, Equatable, Hashable {
         case rawTransactionReason = "transactionReason"
         case rawRevocationType = "revocationType"
         case revocationPercentage, storefront, commitmentInfo
+        case webOrderLineItemId, originalPurchaseDate
     }
 }

@@ -47,6 +47,7 @@ import OpenSSLCrypto
 /// | `appstore:app:<bundleId>:purchase:<transactionId>` | a consumable purchase: the transaction's facts as Apple signed them last (`TransactionFacts`); it grants nothing, get-customer lists it | — | process-notifications, ingest-transaction |
 /// | `user:<userId>:purchases` | set of the consumable purchases (`SubscriptionRef` of app and transaction id) of a user | — | linking |
 /// | `appstore:purchases` | set of every consumable purchase (`SubscriptionRef` of app and transaction id) written since it exists: what export-data walks | — | consumable writes |
+/// | `export:cursor:<name>` | where an export-data consumer stands: the event-log sequence exported up to, a full walk under way (`ExportCursor`); `transactions` and `events` by default | — | export-data |
 /// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
 /// | `appstore:import:<sha256 of the input's lines>` | how far an `import-customers` run of that input came: the next line, counts (`CustomerImportCursor`); kept when finished, so a rerun asks Apple nothing | 7 days | import-customers |
 /// | `appstore:import:<sha256 of the input's lines>:line:<n>` | what the run found for line n (`CustomerImportLineResult`), for the report of a resumed run | 7 days | import-customers |
@@ -230,6 +231,14 @@ public enum StoreKeys {
 
     public static func userPurchases(_ userId: String) -> String {
         "user:" + userId + ":purchases"
+    }
+
+    // MARK: Exports (issue 15)
+
+    /// Where the export-data consumer `name` stands (`ExportCursor`). Its own key: no atomic
+    /// step shares it.
+    public static func exportCursor(_ name: String) -> String {
+        "export:cursor:" + name
     }
 
     /// Where an `import-customers` run of one input stands (`run`: the digest of its lines).
