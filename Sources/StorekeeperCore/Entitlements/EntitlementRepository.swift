@@ -7,13 +7,13 @@ public struct EntitlementRepository {
     /// Attempts before contention is reported as a (retryable) store failure.
     static let compareAndSetAttempts = 32
 
-    private let store: any KeyValueStore
+    let store: any KeyValueStore
     /// The catalog's transfer policy and who is calling; nil: the first owner keeps a
     /// purchase (keep-first), and nothing is recorded.
     private let transfers: TransferContext?
     /// When given, the events of each write are relayed into the log at once; without, they
     /// wait in their outbox for the next `EventRelay.relayPending`.
-    private let events: EventRecording?
+    let events: EventRecording?
 
     public init(store: any KeyValueStore, transfers: TransferContext? = nil, events: EventRecording? = nil) {
         self.store = store
@@ -23,7 +23,7 @@ public struct EntitlementRepository {
 
     /// When events are recorded as happening: the function's clock, else the transfer's date,
     /// else the wall clock.
-    private var recordedAt: Int64 {
+    var recordedAt: Int64 {
         events?.now ?? transfers?.date ?? Date().millisecondsSince1970
     }
 
@@ -79,72 +79,6 @@ public struct EntitlementRepository {
         events?.relay(markers, store: store)
         if update.outcome == .ignored { try recordStandalone(event, purchase: subscription) }
         return update
-    }
-
-    /// The events a write of `after` makes: a TRANSFER first when the purchase is now someone
-    /// else's, then what the fact changed (none when nothing a backend sees changed).
-    static func events(of fact: AppleFact, before: EntitlementRecord?, after: inout EntitlementRecord,
-                       purchase: SubscriptionRef, customer: String, recordedAt: Int64) -> [Event] {
-        var events: [Event] = []
-        let latest = after.latestTransaction
-        if let previous = after.customerId, previous != customer {
-            events.append(.transfer(of: purchase, latest: latest, from: previous, to: customer, at: recordedAt,
-                                    source: HistoryEntry.kind(of: fact).source))
-        }
-        after.customerId = customer
-        if let type = EventClassifier.type(of: fact, before: before, after: after) {
-            events.append(.of(fact, type: type, purchase: purchase, latest: latest, customerId: customer, recordedAt: recordedAt))
-        }
-        return events
-    }
-
-    /// Whose events a fact about `subscription` is, before linking: its owner, else the user
-    /// the caller or the appAccountToken names, else nobody's yet (`otid:`).
-    private func expectedCustomer(of subscription: SubscriptionRef, userId: String?, appAccountToken: String?) throws -> String {
-        if let owner = try owner(of: subscription) { return owner }
-        if let userId { return userId }
-        if let appAccountToken, !appAccountToken.isEmpty, let user = try user(ofAppAccountToken: appAccountToken) { return user }
-        return Event.anonymousCustomer(subscription.originalTransactionId)
-    }
-
-    /// Makes the purchase's events `owner`'s (nil: nobody's, `otid:`) from now on, recording a
-    /// TRANSFER when they were someone else's. Idempotent: once attributed, nothing changes.
-    func attribute(_ subscription: SubscriptionRef, to owner: String?, source: String) throws {
-        let key = StoreKeys.entitlement(subscription)
-        let target = owner ?? Event.anonymousCustomer(subscription.originalTransactionId)
-        let date = recordedAt
-        var markers: [EventOutbox.Marker] = []
-        try store.update(key, as: EntitlementRecord.self, attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
-            guard var record = current, record.customerId != target else { return .keep(()) }
-            if record.customerId != nil {
-                record.outbox.append(.transfer(of: subscription, latest: record.latestTransaction, from: record.customerId,
-                                               to: target, at: date, source: source))
-            }
-            record.customerId = target
-            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .entitlement, store: store)
-            return .write(record, ())
-        }
-        events?.relay(markers, store: store)
-    }
-
-    /// A notification that is an event of its own although it changes nothing
-    /// (`EventClassifier.standalone`): its own outbox, written once, relayed like the others.
-    private func recordStandalone(_ fact: AppleFact, purchase: SubscriptionRef?) throws {
-        guard fact.source == .notification, let type = fact.notificationType.flatMap({ EventClassifier.standalone[$0] })
-        else { return }
-        var purchase = purchase
-        if purchase == nil, let appTransactionId = fact.renewalInfo?.appTransactionId ?? fact.transaction?.appTransactionId {
-            purchase = try subscriptions(ofAppTransaction: appTransactionId).first
-        }
-        let record = try purchase.flatMap { try self.record($0) }
-        let customer = try purchase.map { try owner(of: $0) ?? Event.anonymousCustomer($0.originalTransactionId) }
-        let event = Event.standalone(fact, type: type, purchase: purchase, latest: record?.latestTransaction,
-                                     customerId: customer, environment: nil, recordedAt: recordedAt)
-        let key = StoreKeys.standaloneEvent(event.id)
-        let markers = try EventOutbox.markNew(in: [event], since: nil, key: key, kind: .standalone, store: store)
-        guard try store.get(key) == nil, try EventLog(store: store).sequence(of: event.id) == nil else { return }
-        try store.set(key, record: StandaloneEvent(outbox: [event]), expiresIn: nil)
-        events?.relay(markers, store: store)
     }
 
     /// Every subscription that has (or was about to get) a record, sorted; of one app when
@@ -375,7 +309,7 @@ public struct EntitlementRepository {
         // Indexed before the write, like subscriptions: export-data walks every purchase.
         try store.addToSet(StoreKeys.purchaseIndex, purchase.member)
         let key = StoreKeys.purchase(purchase)
-        let customer = owner ?? Event.anonymousCustomer(facts.transactionId)
+        let customer = owner ?? Event.anonymousCustomer(facts.originalTransactionId)
         let recordedAt = recordedAt
         var markers: [EventOutbox.Marker] = []
         try store.update(key, as: PurchaseRecord.self, attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
@@ -401,6 +335,7 @@ public struct EntitlementRepository {
         let members = try store.setMembers(StoreKeys.userPurchases(previous))
         for member in members {
             try store.addToSet(StoreKeys.userPurchases(userId), member)
+            if let purchase = SubscriptionRef(member: member) { try attributeConsumable(purchase, to: userId) }
             try store.removeFromSet(StoreKeys.userPurchases(previous), member)
         }
         return members.count
@@ -410,7 +345,10 @@ public struct EntitlementRepository {
     @discardableResult
     public func unlinkConsumables(ofUser userId: String) throws -> Int {
         let members = try store.setMembers(StoreKeys.userPurchases(userId))
-        for member in members { try store.removeFromSet(StoreKeys.userPurchases(userId), member) }
+        for member in members {
+            if let purchase = SubscriptionRef(member: member) { try attributeConsumable(purchase, to: nil) }
+            try store.removeFromSet(StoreKeys.userPurchases(userId), member)
+        }
         return members.count
     }
 
