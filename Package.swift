@@ -33,6 +33,8 @@ let functionNames = [
     "revoke-grant",
     "delete-customer",
     "merge-customers",
+    "deliver-events",
+    "replay-events",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links
