@@ -8,6 +8,10 @@ public final class WebhookReceiver: @unchecked Sendable {
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("fakes/webhook_receiver.py").path
 
+    /// Where `make deps` installs the standardwebhooks package.
+    static let packages = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("var/python").path
+
     /// One delivery as the receiver saw it.
     public struct Delivery: Sendable, Equatable {
         public var path: String
@@ -59,7 +63,11 @@ public final class WebhookReceiver: @unchecked Sendable {
         var arguments = [Self.script, "--port-file", portFile, "--log", directory.appendingPathComponent("deliveries.log").path,
                          "--control", directory.appendingPathComponent("control.json").path]
         for (path, secret) in secrets.sorted(by: { $0.key < $1.key }) { arguments += ["--secret", "\(path)=\(secret)"] }
-        process = try SpawnedProcess.spawn(python, arguments, stderr: directory.appendingPathComponent("stderr.log").path)
+        // `make deps` installs standardwebhooks into var/python (see the Makefile).
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONPATH"] = ([Self.packages] + (environment["PYTHONPATH"].map { [$0] } ?? [])).joined(separator: ":")
+        process = try SpawnedProcess.spawn(python, arguments, environment: environment,
+                                           stderr: directory.appendingPathComponent("stderr.log").path)
         let deadline = Date().addingTimeInterval(20)
         var port: Int?
         while port == nil && Date() < deadline {
