@@ -1,14 +1,126 @@
 import StorekeeperCore
 
-// The append-only log (issue 15). Being written now; until then every call fails as a
-// store failure, never silently.
+/// The append-only logs: each operation that writes or must see several keys at once is one
+/// Lua script over the log's keys (see `LogKeys` and RedisScript+Log.swift for the layout).
 extension RedisStore {
-    private static var notYet: StoreError { StoreError(.failed, "the event log is not implemented by this adapter yet") }
+    public func appendToLog(_ log: String, _ entry: LogAppend) throws(StoreError) -> LogAppendOutcome {
+        let keys = try LogKeys(log: log)
+        // The version this entry makes if it is appended: only then is it stored.
+        let version: Int64 = entry.stream == nil ? 0 : entry.expectedStreamVersion &+ 1
+        let meta = Self.logMeta(id: entry.id, stream: entry.stream, streamVersion: version, recordedAt: entry.recordedAt)
+        let reply = try evaluate(.appendToLog, keys: keys.all, arguments: [
+            Array(entry.id.utf8), Array((entry.stream == nil ? "0" : "1").utf8), Array((entry.stream ?? "").utf8),
+            Array(String(entry.expectedStreamVersion).utf8), meta, entry.bytes,
+        ])
+        guard case .array(let fields) = reply, let first = fields.first, case .integer(let outcome) = first else {
+            throw Self.unexpected(reply, "appendToLog")
+        }
+        switch (outcome, fields.count) {
+        case (1, 3):
+            guard case .integer(let sequence) = fields[1], case .integer(let stored) = fields[2], stored == version else {
+                throw Self.unexpected(reply, "appendToLog")
+            }
+            return .appended(sequence: sequence, streamVersion: version)
+        case (0, 2):
+            guard case .integer(let sequence) = fields[1] else { throw Self.unexpected(reply, "appendToLog") }
+            return .duplicate(sequence: sequence)
+        case (2, 2):
+            guard case .integer(let current) = fields[1] else { throw Self.unexpected(reply, "appendToLog") }
+            return .streamMoved(currentVersion: current)
+        default:
+            throw Self.unexpected(reply, "appendToLog")
+        }
+    }
 
-    public func appendToLog(_ log: String, _ entry: LogAppend) throws(StoreError) -> LogAppendOutcome { throw Self.notYet }
-    public func logStreamVersion(_ log: String, stream: String) throws(StoreError) -> Int64 { throw Self.notYet }
-    public func readLog(_ log: String, after: Int64, limit: Int) throws(StoreError) -> [LogEntry] { throw Self.notYet }
-    public func logSequence(_ log: String, id: String) throws(StoreError) -> Int64? { throw Self.notYet }
-    public func logBounds(_ log: String) throws(StoreError) -> LogBounds { throw Self.notYet }
-    public func trimLog(_ log: String, recordedBefore: Int64, limit: Int) throws(StoreError) -> Int { throw Self.notYet }
+    public func logStreamVersion(_ log: String, stream: String) throws(StoreError) -> Int64 {
+        let keys = try LogKeys(log: log)
+        return try Self.decimal(run(["HGET", keys.streams, stream], "logStreamVersion"), "logStreamVersion") ?? 0
+    }
+
+    public func readLog(_ log: String, after: Int64, limit: Int) throws(StoreError) -> [LogEntry] {
+        guard limit > 0 else { return [] }
+        let keys = try LogKeys(log: log)
+        let reply = try evaluate(.readLog, keys: keys.all, arguments: [Array(String(after).utf8), Array(String(limit).utf8)])
+        guard case .array(let fields) = reply, let head = fields.first, case .integer(let first) = head,
+              fields.count % 2 == 1 else {
+            throw Self.unexpected(reply, "readLog")
+        }
+        var entries: [LogEntry] = []
+        entries.reserveCapacity(fields.count / 2)
+        var index = 1
+        while index < fields.count {
+            guard case .string(let meta) = fields[index], case .string(let bytes) = fields[index + 1] else {
+                throw Self.unexpected(reply, "readLog")
+            }
+            let sequence = first + Int64(entries.count)
+            entries.append(try Self.logEntry(meta: meta, bytes: bytes, sequence: sequence))
+            index += 2
+        }
+        return entries
+    }
+
+    public func logSequence(_ log: String, id: String) throws(StoreError) -> Int64? {
+        let keys = try LogKeys(log: log)
+        return try Self.decimal(run(["HGET", keys.ids, id], "logSequence"), "logSequence")
+    }
+
+    public func logBounds(_ log: String) throws(StoreError) -> LogBounds {
+        let keys = try LogKeys(log: log)
+        // One command over two keys of one slot: both read at the same instant.
+        let reply = try run(["MGET", keys.last, keys.trimmed], "logBounds")
+        guard case .array(let fields) = reply, fields.count == 2 else { throw Self.unexpected(reply, "logBounds") }
+        let last = try Self.decimal(fields[0], "logBounds") ?? 0
+        let trimmed = try Self.decimal(fields[1], "logBounds") ?? 0
+        return LogBounds(first: trimmed < last ? trimmed + 1 : nil, last: last)
+    }
+
+    @discardableResult
+    public func trimLog(_ log: String, recordedBefore: Int64, limit: Int) throws(StoreError) -> Int {
+        guard limit > 0 else { return 0 }
+        let keys = try LogKeys(log: log)
+        let reply = try evaluate(.trimLog, keys: keys.all, arguments: [
+            Array(String(recordedBefore).utf8), Array(String(limit).utf8),
+        ])
+        guard case .integer(let removed) = reply else { throw Self.unexpected(reply, "trimLog") }
+        return Int(removed)
+    }
+
+    // MARK: - Private
+
+    /// "<streamVersion> <recordedAt> <idLength> <id><stream>": the id's length in bytes
+    /// says where the stream starts, so both may hold any bytes, spaces included.
+    private static func logMeta(id: String, stream: String?, streamVersion: Int64, recordedAt: Int64) -> [UInt8] {
+        Array("\(streamVersion) \(recordedAt) \(id.utf8.count) ".utf8) + Array(id.utf8) + Array((stream ?? "").utf8)
+    }
+
+    private static func logEntry(meta: [UInt8], bytes: [UInt8], sequence: Int64) throws(StoreError) -> LogEntry {
+        let fail = StoreError(.failed, "readLog: the metadata of log entry \(sequence) was not written by this adapter")
+        var numbers: [Int64] = []
+        var start = meta.startIndex
+        while numbers.count < 3 {
+            guard let space = meta[start...].firstIndex(of: UInt8(ascii: " ")),
+                  let number = Int64(String(decoding: meta[start..<space], as: UTF8.self)) else { throw fail }
+            numbers.append(number)
+            start = space + 1
+        }
+        let (version, recordedAt, idLength) = (numbers[0], numbers[1], numbers[2])
+        guard idLength >= 0, idLength <= meta.count - start else { throw fail }
+        let idEnd = start + Int(idLength)
+        let id = String(decoding: meta[start..<idEnd], as: UTF8.self)
+        let stream = version > 0 ? String(decoding: meta[idEnd...], as: UTF8.self) : nil
+        return LogEntry(sequence: sequence, id: id, stream: stream, streamVersion: version, recordedAt: recordedAt, bytes: bytes)
+    }
+
+    /// A decimal bulk string, or nil for an absent key or field.
+    private static func decimal(_ reply: RedisValue, _ operation: String) throws(StoreError) -> Int64? {
+        switch reply {
+        case .null:
+            return nil
+        case .string(let bytes):
+            guard let number = Int64(String(decoding: bytes, as: UTF8.self)) else { throw unexpected(reply, operation) }
+            return number
+        default:
+            throw unexpected(reply, operation)
+        }
+    }
 }

@@ -28,7 +28,14 @@ import Synchronization
 /// | `{q}:waiting` | sorted set | id → the server time (ms) its lease or backoff ends |
 /// | `{q}:dead` | sorted set | id → enqueue sequence: dead letters, oldest first |
 /// | `{q}:sequence` | string | the enqueue counter behind "oldest" |
+/// | `{l}:last` | string | a log's last sequence assigned (INCR; never lowered) |
+/// | `{l}:trimmed` | string | the last sequence trimmed: the log keeps exactly trimmed+1 ... last |
+/// | `{l}:ids` | hash | entry id → sequence, for the entries kept |
+/// | `{l}:streams` | hash | stream → how many entries it ever had (its version) |
+/// | `{l}:entries` | hash | sequence (decimal) → the entry's bytes |
+/// | `{l}:meta` | hash | sequence → `<streamVersion> <recordedAt> <idLength> <id><stream>` (see RedisScript+Log) |
 ///
+/// A log named `{events}` keeps every key under that hash tag, so an append is one script.
 /// A queue named `{q}` (already tagged) uses its name as it is, so `notifications` and
 /// `{notifications}` are one queue. `setIfAbsentAndEnqueue` needs its key in the queue's
 /// hash slot, e.g. key `{notifications}:n:<uuid>` with queue `{notifications}`; otherwise it

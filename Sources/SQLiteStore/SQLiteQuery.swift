@@ -101,4 +101,43 @@ enum SQLiteQuery: String {
         """
     /// ?1 queue → id, in the order they were dead-lettered.
     case deadLetters = "SELECT id FROM jobs WHERE queue = ?1 AND state = 'dead' ORDER BY visible_at, rowid"
+
+    // MARK: Append-only logs
+
+    /// ?1 log, ?2 id → sequence.
+    case logSequenceOfId = "SELECT sequence FROM log_entries WHERE log = ?1 AND id = ?2"
+    /// ?1 log, ?2 stream → version.
+    case logStreamVersion = "SELECT version FROM log_streams WHERE log = ?1 AND stream = ?2"
+    /// ?1 log, ?2 stream, ?3 its new version.
+    case setLogStreamVersion = """
+        INSERT INTO log_streams (log, stream, version) VALUES (?1, ?2, ?3)
+        ON CONFLICT (log, stream) DO UPDATE SET version = excluded.version
+        """
+    /// ?1 log → the sequence just assigned (1 for a new log).
+    case nextLogSequence = """
+        INSERT INTO log_sequences (log, last_sequence) VALUES (?1, 1)
+        ON CONFLICT (log) DO UPDATE SET last_sequence = last_sequence + 1
+        RETURNING last_sequence
+        """
+    /// ?1 log, ?2 sequence, ?3 id, ?4 stream (NULL for none), ?5 stream version, ?6 recorded at, ?7 bytes.
+    case insertLogEntry = """
+        INSERT INTO log_entries (log, sequence, id, stream, stream_version, recorded_at, bytes)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        """
+    /// ?1 log, ?2 after, ?3 limit (positive) → sequence, id, stream, stream_version, recorded_at, bytes.
+    case readLog = """
+        SELECT sequence, id, stream, stream_version, recorded_at, bytes FROM log_entries
+        WHERE log = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3
+        """
+    /// ?1 log → the first sequence kept (NULL when none), the last assigned (NULL when never).
+    case logBounds = """
+        SELECT (SELECT sequence FROM log_entries WHERE log = ?1 ORDER BY sequence LIMIT 1),
+               (SELECT last_sequence FROM log_sequences WHERE log = ?1)
+        """
+    /// ?1 log, ?2 limit (positive) → sequence, recorded_at of the oldest entries.
+    case oldestLogEntries = """
+        SELECT sequence, recorded_at FROM log_entries WHERE log = ?1 ORDER BY sequence LIMIT ?2
+        """
+    /// ?1 log, ?2 the last sequence to remove.
+    case trimLog = "DELETE FROM log_entries WHERE log = ?1 AND sequence <= ?2"
 }

@@ -3,8 +3,12 @@
 ///
 /// Times are milliseconds since 1970 (the process's wall clock). Expired rows stay until a
 /// sweep removes them and are treated as absent by every read.
+///
+/// Versions: 1, values, sets and queues; 2, the append-only logs (`log_*` tables). Every
+/// statement says IF NOT EXISTS, so a database at an older version runs the same batch and
+/// gains only what it lacks, its rows untouched.
 enum SQLiteSchema {
-    static let version: Int64 = 1
+    static let version: Int64 = 2
 
     /// Run inside one BEGIN IMMEDIATE transaction; bumps user_version last, so a crash mid-way
     /// leaves the version at 0 and the next open creates the rest.
@@ -45,6 +49,32 @@ enum SQLiteSchema {
         CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (queue, priority) WHERE state = 'ready';
         CREATE INDEX IF NOT EXISTS jobs_leased ON jobs (queue, visible_at) WHERE state = 'leased';
         CREATE INDEX IF NOT EXISTS jobs_dead ON jobs (queue, visible_at) WHERE state = 'dead';
+        -- Append-only logs. An entry's place is (log, sequence): reading after a sequence is
+        -- a range of the primary key. A rowid table: entries (events) run to several KB.
+        CREATE TABLE IF NOT EXISTS log_entries (
+            log TEXT NOT NULL,
+            sequence INTEGER NOT NULL,
+            id TEXT NOT NULL,
+            stream TEXT,
+            stream_version INTEGER NOT NULL,
+            recorded_at INTEGER NOT NULL,
+            bytes BLOB NOT NULL,
+            PRIMARY KEY (log, sequence)
+        );
+        CREATE UNIQUE INDEX IF NOT EXISTS log_entry_ids ON log_entries (log, id);
+        -- How many entries each stream ever had: not lowered by trimming.
+        CREATE TABLE IF NOT EXISTS log_streams (
+            log TEXT NOT NULL,
+            stream TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            PRIMARY KEY (log, stream)
+        ) WITHOUT ROWID;
+        -- The last sequence each log assigned, kept apart from the entries so that trimming
+        -- them all never hands a sequence out twice.
+        CREATE TABLE IF NOT EXISTS log_sequences (
+            log TEXT PRIMARY KEY NOT NULL,
+            last_sequence INTEGER NOT NULL
+        ) WITHOUT ROWID;
         PRAGMA user_version = \(version);
         """
 }

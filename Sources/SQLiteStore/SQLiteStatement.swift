@@ -113,6 +113,11 @@ final class SQLiteStatement {
 
     // MARK: Columns (0-based), valid until the next step or reset
 
+    /// True when the column holds SQL NULL (read it before any conversion of the column).
+    func isNull(at column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
     func int64(at column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }

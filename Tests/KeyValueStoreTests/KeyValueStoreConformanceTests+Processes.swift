@@ -87,3 +87,42 @@ extension KeyValueStoreConformanceTests {
         }
     }
 }
+
+extension KeyValueStoreConformanceTests {
+    /// Processes appending at once, each reading a stream's version and appending at it (as
+    /// the relay does): sequences unique and dense, every stream's versions exact and in
+    /// sequence order, an id appended by all of them appended once.
+    @Test(arguments: StoreBackend.all)
+    func concurrentAppendsGetDenseSequencesAndExactStreamVersions(backend: StoreBackend) async throws {
+        let locator = try backend.makeLocator()
+        let processes = 4, count = 60, streams = 3
+        let results = try await StressProcess.runTogether(
+            Array(repeating: ["append-log", locator, Self.log, String(count), String(streams)], count: processes))
+        Self.expectAllSucceeded(results)
+        let lines = results.flatMap(\.lines).map { $0.split(separator: " ").map(String.init) }
+        let appended = lines.filter { $0.first == "appended" && $0.count == 5 }
+        let duplicates = lines.filter { $0.first == "duplicate" && $0.count == 3 }
+        let shared = (0..<count).filter { $0 % 4 == 0 }.count
+        #expect(appended.count + duplicates.count == lines.count)
+        #expect(appended.count == processes * count + shared)
+        #expect(duplicates.count == (processes - 1) * shared)
+        #expect(Set(appended.map { $0[2] }) == Set((1...(processes * count + shared)).map(String.init)))
+        let sequenceOfId = Dictionary(appended.map { ($0[1], $0[2]) }, uniquingKeysWith: { first, _ in first })
+        #expect(sequenceOfId.count == appended.count, "an id was appended twice")
+        for duplicate in duplicates { #expect(sequenceOfId[duplicate[1]] == duplicate[2], "\(duplicate)") }
+
+        let store = try backend.open(locator)
+        let entries = try store.readLog(Self.log, after: 0, limit: 10_000)
+        #expect(Self.sequences(entries) == Array(1...Int64(processes * count + shared)))
+        for index in 0..<streams {
+            let stream = "s-\(index)"
+            let versions = entries.filter { $0.stream == stream }.map(\.streamVersion)
+            #expect(versions == Array(1...Int64(versions.count)), "\(stream) in sequence order: \(versions)")
+            #expect(try store.logStreamVersion(Self.log, stream: stream) == Int64(versions.count))
+            // Each entry was built from the version it was appended at.
+            for entry in entries where entry.stream == stream {
+                #expect(String(decoding: entry.bytes, as: UTF8.self) == "\(entry.id) at \(stream) v\(entry.streamVersion)")
+            }
+        }
+    }
+}

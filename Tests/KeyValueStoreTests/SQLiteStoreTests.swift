@@ -32,7 +32,7 @@ import Testing
         #expect(header.wal)
         let reopened = try SQLiteStore(path: path)
         #expect(try reopened.get("k")?.bytes == [1])
-        #expect(try Self.userVersion(path) == 1)
+        #expect(try Self.userVersion(path) == 2)
     }
 
     /// `PRAGMA user_version` as a fresh connection reads it (WAL included), via the sqlite3 shell.
@@ -209,5 +209,25 @@ import Testing
         #expect(error?.kind == .failed)
         // A newer build's file: retried (the rollout finishes), never a caller's mistake.
         #expect(error?.disposition == .retryLater)
+    }
+}
+
+extension SQLiteStoreTests {
+    /// A database of schema 1 (the legacy fixture, written before the logs) gains the log's
+    /// tables on open, keeps its rows, and is at version 2 after.
+    @Test func aSchemaOneDatabaseGainsTheLogTables() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/legacy-store/legacy-v1.db")
+        let path = TestDirectory.newPath("legacy.db")
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: path)
+        #expect(try Self.userVersion(path) == 1)
+        let before = try SQLiteStore(path: path)
+        #expect(try Self.userVersion(path) == 2)
+        #expect(try before.get("appstore:entitlement:3000000001") != nil)
+        #expect(try before.appendToLog("{events}", LogAppend(id: "e", stream: "user-1", expectedStreamVersion: 0,
+                                                             recordedAt: 1, bytes: [1])) == .appended(sequence: 1, streamVersion: 1))
+        let reopened = try SQLiteStore(path: path)
+        #expect(try reopened.logBounds("{events}") == LogBounds(first: 1, last: 1))
     }
 }

@@ -19,6 +19,12 @@ enum StressScenario {
           enqueue STORE QUEUE COUNT      enqueues job-0 ... job-(COUNT-1)
           claim-all STORE QUEUE          claims and acknowledges until nothing is ready;
                                          prints each id it acknowledged, one a line
+          append-log STORE LOG COUNT STREAMS
+                                         COUNT appends of entries of its own, spread over
+                                         streams s-0 ... s-(STREAMS-1) (read the version,
+                                         append, again while the stream moved), every 4th
+                                         also appending shared-<n>; prints one line each:
+                                         appended ID SEQUENCE STREAM VERSION | duplicate ID SEQUENCE
           bench STORE N                  operations per second, one JSON line per operation
         STORE is sqlite:<path> or redis://host:port/db. STORE_STRESS_START_AT (milliseconds since 1970) makes the
         process wait until then before opening the store, so racing processes start together.
@@ -76,6 +82,8 @@ enum StressScenario {
                 }
                 print(claimed.job.id)
             }
+        case ("append-log", 3):
+            try appendToLog(StoreOpener.open(locator), log: rest[0], count: number(rest[1]), streams: number(rest[2]))
         case ("bench", 1):
             try StoreBenchmark(store: StoreOpener.open(locator), operations: number(rest[0]),
                                reopen: { try StoreOpener.open(locator) }).run()
