@@ -25,6 +25,8 @@ enum StressScenario {
                                          append, again while the stream moved), every 4th
                                          also appending shared-<n>; prints one line each:
                                          appended ID SEQUENCE STREAM VERSION | duplicate ID SEQUENCE
+          fill-events STORE COUNT CUSTOMERS
+                                         COUNT events in the event log, over CUSTOMERS customers
           bench STORE N                  operations per second, one JSON line per operation
         STORE is sqlite:<path> or redis://host:port/db. STORE_STRESS_START_AT (milliseconds since 1970) makes the
         process wait until then before opening the store, so racing processes start together.
@@ -84,6 +86,8 @@ enum StressScenario {
             }
         case ("append-log", 3):
             try appendToLog(StoreOpener.open(locator), log: rest[0], count: number(rest[1]), streams: number(rest[2]))
+        case ("fill-events", 2):
+            try fillEvents(StoreOpener.open(locator), count: number(rest[0]), customers: number(rest[1]))
         case ("bench", 1):
             try StoreBenchmark(store: StoreOpener.open(locator), operations: number(rest[0]),
                                reopen: { try StoreOpener.open(locator) }).run()
