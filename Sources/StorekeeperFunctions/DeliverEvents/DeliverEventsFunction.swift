@@ -74,7 +74,7 @@ public final class DeliverEventsFunction: TypedFunction {
     }
 
     /// One pass over every endpoint: outboxes into the log, the log trimmed, then each endpoint.
-    func pass(_ store: any KeyValueStore, budget: Duration) throws -> [WebhookPassReport] {
+    func pass(_ store: any KeyValueStore, budget: Duration, stop: @escaping () -> Bool = { false }) throws -> [WebhookPassReport] {
         try wiring.relayPending(store)
         // EVENTS-RELAY: STOREKEEPER_EVENT_RETENTION_DAYS (the lead's setting) replaces the default once on main.
         try EventLog(store: store).trim(olderThanDays: EventLog.defaultRetentionDays, now: context.clock.now().millisecondsSince1970)
@@ -91,7 +91,7 @@ public final class DeliverEventsFunction: TypedFunction {
                 if let nextDueAt { fields["nextDueAt"] = nextDueAt }
                 log.warning(nextDueAt == nil ? "webhook_dead_lettered" : "webhook_failed", fields)
             }
-            reports.append(try deliverer.pass(budget: budget))
+            reports.append(try deliverer.pass(budget: budget, stop: stop))
         }
         return reports
     }
@@ -102,7 +102,7 @@ public final class DeliverEventsFunction: TypedFunction {
         StopSignal.install()
         var totals = wiring.endpoints.map(WebhookPassReport.init(endpoint:))
         while !StopSignal.isRequested {
-            let reports = try pass(store, budget: .seconds(30))
+            let reports = try pass(store, budget: .seconds(30)) { StopSignal.isRequested }
             for (index, report) in reports.enumerated() { totals[index].add(report) }
             if reports.contains(where: { $0.delivered + $0.failed + $0.deadLettered > 0 }) {
                 context.log.info("events_delivered", ["delivered": reports.reduce(0) { $0 + $1.delivered },

@@ -110,6 +110,48 @@ struct DeliverEventsBinaryTests {
         #expect(((try bed.status()["deadLetters"] as? [String: Any])?["count"] as? Int) == 0)
     }
 
+    @Test("back-pressure: with 1,000 customers waiting on a dead endpoint, the cursor stops; the state stays bounded")
+    func backPressure() throws {
+        var bed = try WebhookTestbed()
+        bed.environment["STOREKEEPER_WEBHOOK_URL"] = "http://127.0.0.1:9/hooks"
+        try bed.setNow(WebhookTestbed.start)
+        try bed.record((0..<1_010).map { (customer: "user-\($0)", type: EventType.initialPurchase, environment: "Production") },
+                       prefix: "bp")
+        let run = try bed.run()
+        #expect(run.exitCode == 75)
+        let status = try bed.status()
+        #expect(status["waitingCustomers"] as? Int == 1_000 && status["cursor"] as? Int == 1_000, "\(status)")
+        #expect(status["pending"] as? Int == 1_010 && (status["failures"] as? [String: Int]) == ["connection refused": 1_000])
+    }
+
+    @Test("follow: delivers what comes while it runs, stops on SIGTERM with its totals")
+    func followUntilSigterm() throws {
+        let bed = try WebhookTestbed()
+        try bed.record([("user-f", .initialPurchase, "Production")], recordedAt: Int64(Date().timeIntervalSince1970 * 1000), prefix: "fa")
+        let folder = try E2E.scratchFolder("deliver-follow")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let request = folder.appendingPathComponent("request.json")
+        try Data(#"{"follow": true}"#.utf8).write(to: request)
+        let output = folder.appendingPathComponent("answer.json")
+        let process = try SpawnedProcess.spawn(FunctionBinary.binDirectory.appendingPathComponent("deliver-events").path, [],
+                                               environment: bed.environment, directory: FunctionBinary.repositoryRoot.path,
+                                               stdin: request.path, stdout: output.path)
+        func waitFor(_ count: Int) {
+            let deadline = Date().addingTimeInterval(20)
+            while bed.receiver.deliveries().count < count && Date() < deadline { usleep(20_000) }
+        }
+        waitFor(1)
+        // A later event, recorded while it sleeps, goes within about a second.
+        try bed.record([("user-f", .renewal, "Production")], recordedAt: Int64(Date().timeIntervalSince1970 * 1000), prefix: "fb")
+        waitFor(2)
+        #expect(bed.receiver.deliveries().map(\.id) == ["fa-1", "fb-1"])
+        process.send(SIGTERM)
+        let ended = process.wait(seconds: 10)
+        #expect(ended == .exited(0), "\(String(describing: ended))")
+        let answer = try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any]
+        #expect(answer?["delivered"] as? Int == 2, "\(String(describing: answer))")
+    }
+
     @Test("a rotated secret: both sign; a receiver that knows only the new one verifies, one that knows neither refuses")
     func rotatedSecret() throws {
         var bed = try WebhookTestbed(secrets: ["/hooks": WebhookTestbed.newSecret, "/stranger": WebhookTestbed.strangerSecret])

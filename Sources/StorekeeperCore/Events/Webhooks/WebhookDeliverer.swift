@@ -23,6 +23,7 @@ public final class WebhookDeliverer {
 
     var lease: WebhookLease?
     var deadline = Duration.zero
+    var stopRequested: () -> Bool = { false }
     var waiting: Set<String> = []
     var report: WebhookPassReport
 
@@ -41,10 +42,12 @@ public final class WebhookDeliverer {
         report = WebhookPassReport(endpoint: endpoint)
     }
 
-    /// One pass, until everything due is done or `budget` (monotonic) is spent.
-    public func pass(budget: Duration) throws -> WebhookPassReport {
+    /// One pass, until everything due is done, `budget` (monotonic) is spent or `stop` says
+    /// so (checked before each send: the send in flight is finished and recorded first).
+    public func pass(budget: Duration, stop: @escaping () -> Bool = { false }) throws -> WebhookPassReport {
         report = WebhookPassReport(endpoint: endpoint)
         deadline = clock.monotonic() + budget
+        stopRequested = stop
         guard let lease = try WebhookLease.acquire(endpoint.name, store: store, duration: leaseDuration, clock: clock) else {
             report.busy = true
             try countPending()
@@ -65,7 +68,7 @@ public final class WebhookDeliverer {
 
     /// May the pass send one more event?
     func mayContinue() throws -> Bool {
-        guard clock.monotonic() < deadline, let lease else { return false }
+        guard clock.monotonic() < deadline, !stopRequested(), let lease else { return false }
         return try lease.keep()
     }
 
