@@ -1,2 +1,2 @@
 /// A customer record is kept at `StoreKeys.customer` in the default spelling (sorted-key JSON).
-extension CustomerRecord: StoreRecord {}
+extension CustomerRecord: StoreRecord, EventCarrying {}

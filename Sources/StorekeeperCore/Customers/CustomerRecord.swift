@@ -14,6 +14,9 @@ public struct CustomerRecord: Codable, Sendable, Equatable {
     /// Set by `delete-customer` (milliseconds): the record is then a tombstone, without grants
     /// or personal data, keeping the audit trail of what support did.
     public var deletedAt: Int64?
+    /// The events of support's changes not yet in the event log (GRANT_ADDED, GRANT_REVOKED),
+    /// written with the change (`EventRelay`).
+    public var outbox: [Event] = []
 
     public init(userId: String, grants: [EntitlementGrant] = [], history: [HistoryEntry] = [],
                 aliases: [String] = [], mergedInto: String? = nil, deletedAt: Int64? = nil) {
@@ -23,6 +26,22 @@ public struct CustomerRecord: Codable, Sendable, Equatable {
         self.aliases = aliases
         self.mergedInto = mergedInto
         self.deletedAt = deletedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case userId, grants, history, aliases, mergedInto, deletedAt, outbox
+    }
+
+    /// Records written before events decode with an empty outbox.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(userId: try container.decode(String.self, forKey: .userId),
+                  grants: try container.decode([EntitlementGrant].self, forKey: .grants),
+                  history: try container.decode([HistoryEntry].self, forKey: .history),
+                  aliases: try container.decode([String].self, forKey: .aliases),
+                  mergedInto: try container.decodeIfPresent(String.self, forKey: .mergedInto),
+                  deletedAt: try container.decodeIfPresent(Int64.self, forKey: .deletedAt))
+        outbox = try container.decodeIfPresent([Event].self, forKey: .outbox) ?? []
     }
 
     /// Adds an entry once: an operation retried after a crash records nothing twice.

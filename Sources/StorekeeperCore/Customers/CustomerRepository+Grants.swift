@@ -21,6 +21,7 @@ extension CustomerRepository {
             if let existing = record.grants.first(where: { $0.grantId == grantId }) { return existing }
             record.grants.append(grant)
             record.record(action.entry(id: "grant:" + grantId, type: "GRANT_ADDED", entitlement: entitlement))
+            record.outbox.append(.grant(grant, type: .grantAdded, userId: userId, at: action.date))
             return grant
         }
     }
@@ -35,6 +36,7 @@ extension CustomerRepository {
             guard record.grants[index].revokedAt == nil else { return record.grants[index] }
             record.grants[index].revokedAt = action.date
             record.record(action.entry(id: "revoke:" + grantId, type: "GRANT_REVOKED", entitlement: record.grants[index].entitlement))
+            record.outbox.append(.grant(record.grants[index], type: .grantRevoked, userId: userId, at: action.date))
             return record.grants[index]
         }
     }

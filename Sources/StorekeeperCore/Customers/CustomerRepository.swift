@@ -6,9 +6,12 @@ public struct CustomerRepository {
     static let compareAndSetAttempts = 32
 
     private let store: any KeyValueStore
+    /// When given, the events of each write are relayed into the log at once.
+    private let events: EventRecording?
 
-    public init(store: any KeyValueStore) {
+    public init(store: any KeyValueStore, events: EventRecording? = nil) {
         self.store = store
+        self.events = events
     }
 
     /// The user's record; nil when support never did anything to the user.
@@ -22,7 +25,9 @@ public struct CustomerRepository {
     /// `change` throws writes nothing and is rethrown.
     @discardableResult
     public func update<Value>(userId: String, _ change: (inout CustomerRecord) throws -> Value) throws -> Value {
-        let outcome = try store.update(StoreKeys.customer(userId), as: CustomerRecord.self,
+        let key = StoreKeys.customer(userId)
+        var markers: [EventOutbox.Marker] = []
+        let outcome = try store.update(key, as: CustomerRecord.self,
                                        attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             var record = current ?? CustomerRecord(userId: userId)
             let value: Value
@@ -32,8 +37,11 @@ public struct CustomerRepository {
                 return .keep(Result<Value, any Error>.failure(error))
             }
             guard record != current else { return .keep(.success(value)) }
+            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .customer, store: store)
             return .write(record, .success(value))
         }
-        return try outcome.get()
+        let value = try outcome.get()
+        events?.relay(markers, store: store)
+        return value
     }
 }

@@ -29,6 +29,12 @@ public struct EntitlementRecord: Codable, Sendable, Equatable {
     public var autoRenewOff: FirstSeen?
     /// Since when Apple is retrying a failed charge, as Storekeeper first saw it.
     public var billingIssue: FirstSeen?
+    /// Whose events this purchase's are (`Event.customerId`): its owner, or
+    /// `otid:<originalTransactionId>` while it has none. When the owner changes, a TRANSFER
+    /// event says so (`EntitlementRepository.attribute`). Nil in records written before events.
+    public var customerId: String?
+    /// The events of changes not yet in the event log, written with the change (`EventRelay`).
+    public var outbox: [Event] = []
 
     /// The transaction of the latest period: the one the entitlement follows. An event about
     /// an older period (a refund of last month, say) is kept in `transactions` but never
@@ -148,7 +154,8 @@ public struct EntitlementRecord: Codable, Sendable, Equatable {
 
 extension EntitlementRecord {
     enum CodingKeys: String, CodingKey {
-        case originalTransactionId, transactions, renewal, lastEvent, confirmedByApple, history, autoRenewOff, billingIssue
+        case originalTransactionId, transactions, renewal, lastEvent, confirmedByApple, history, autoRenewOff, billingIssue,
+             customerId, outbox
     }
 
     /// Records stored before the timeline decode with an empty one.
@@ -162,5 +169,7 @@ extension EntitlementRecord {
         history = try container.decodeIfPresent([HistoryEntry].self, forKey: .history) ?? []
         autoRenewOff = try container.decodeIfPresent(FirstSeen.self, forKey: .autoRenewOff)
         billingIssue = try container.decodeIfPresent(FirstSeen.self, forKey: .billingIssue)
+        customerId = try container.decodeIfPresent(String.self, forKey: .customerId)
+        outbox = try container.decodeIfPresent([Event].self, forKey: .outbox) ?? []
     }
 }

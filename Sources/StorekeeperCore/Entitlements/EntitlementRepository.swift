@@ -11,10 +11,20 @@ public struct EntitlementRepository {
     /// The catalog's transfer policy and who is calling; nil: the first owner keeps a
     /// purchase (keep-first), and nothing is recorded.
     private let transfers: TransferContext?
+    /// When given, the events of each write are relayed into the log at once; without, they
+    /// wait in their outbox for the next `EventRelay.relayPending`.
+    private let events: EventRecording?
 
-    public init(store: any KeyValueStore, transfers: TransferContext? = nil) {
+    public init(store: any KeyValueStore, transfers: TransferContext? = nil, events: EventRecording? = nil) {
         self.store = store
         self.transfers = transfers
+        self.events = events
+    }
+
+    /// When events are recorded as happening: the function's clock, else the transfer's date,
+    /// else the wall clock.
+    private var recordedAt: Int64 {
+        events?.now ?? transfers?.date ?? Date().millisecondsSince1970
     }
 
     /// Applies `event` to its subscription's record and links the subscription to its user
@@ -23,13 +33,18 @@ public struct EntitlementRepository {
     @discardableResult
     public func apply(_ event: AppleFact, userId: String? = nil) throws -> EntitlementUpdate {
         guard let subscription = event.subscription else {
+            try recordStandalone(event, purchase: nil)
             return try EntitlementEngine.apply(event, to: nil)
         }
         if event.transaction?.type == .consumable {
             try keepConsumable(event, of: subscription.bundleId, userId: userId)
             return try EntitlementEngine.apply(event, to: nil)
         }
-        let applied = try store.update(StoreKeys.entitlement(subscription), as: EntitlementRecord.self,
+        let customer = try expectedCustomer(of: subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken)
+        let key = StoreKeys.entitlement(subscription)
+        let recordedAt = recordedAt
+        var markers: [EventOutbox.Marker] = []
+        let applied = try store.update(key, as: EntitlementRecord.self,
                                        attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             let update: EntitlementUpdate
             do throws(EntitlementError) {
@@ -38,22 +53,98 @@ public struct EntitlementRepository {
                 return .keep(Result<EntitlementUpdate, EntitlementError>.failure(error))
             }
             // A stale fact still adds its timeline entry: written, in the same compare-and-set.
-            guard let record = update.record, record != current else { return .keep(.success(update)) }
+            guard var record = update.record, record != current else { return .keep(.success(update)) }
+            record.outbox += Self.events(of: event, before: current, after: &record, purchase: subscription,
+                                         customer: customer, recordedAt: recordedAt)
             if current == nil {
                 // Indexed before the first write: a crash in between leaves an id without
                 // a record (reconciliation asks Apple about it), never a record nobody finds.
                 try store.addToSet(StoreKeys.subscriptionIndex, subscription.member)
             }
-            return .write(record, .success(update))
+            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .entitlement, store: store)
+            var written = update
+            written.record = record
+            return .write(record, .success(written))
         }
         let update = try applied.get()
         // Linking is idempotent, so it is done for duplicates too: a worker killed between
         // the record write and the links finishes the job on redelivery.
         if update.record != nil {
-            try link(subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken, fact: event)
+            let owner = try link(subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken, fact: event)
             try index(subscription, of: event)
+            if let owner, owner != customer || update.record?.customerId != owner {
+                try attribute(subscription, to: owner, source: HistoryEntry.kind(of: event).source)
+            }
         }
+        events?.relay(markers, store: store)
+        if update.outcome == .ignored { try recordStandalone(event, purchase: subscription) }
         return update
+    }
+
+    /// The events a write of `after` makes: a TRANSFER first when the purchase is now someone
+    /// else's, then what the fact changed (none when nothing a backend sees changed).
+    static func events(of fact: AppleFact, before: EntitlementRecord?, after: inout EntitlementRecord,
+                       purchase: SubscriptionRef, customer: String, recordedAt: Int64) -> [Event] {
+        var events: [Event] = []
+        let latest = after.latestTransaction
+        if let previous = after.customerId, previous != customer {
+            events.append(.transfer(of: purchase, latest: latest, from: previous, to: customer, at: recordedAt,
+                                    source: HistoryEntry.kind(of: fact).source))
+        }
+        after.customerId = customer
+        if let type = EventClassifier.type(of: fact, before: before, after: after) {
+            events.append(.of(fact, type: type, purchase: purchase, latest: latest, customerId: customer, recordedAt: recordedAt))
+        }
+        return events
+    }
+
+    /// Whose events a fact about `subscription` is, before linking: its owner, else the user
+    /// the caller or the appAccountToken names, else nobody's yet (`otid:`).
+    private func expectedCustomer(of subscription: SubscriptionRef, userId: String?, appAccountToken: String?) throws -> String {
+        if let owner = try owner(of: subscription) { return owner }
+        if let userId { return userId }
+        if let appAccountToken, !appAccountToken.isEmpty, let user = try user(ofAppAccountToken: appAccountToken) { return user }
+        return Event.anonymousCustomer(subscription.originalTransactionId)
+    }
+
+    /// Makes the purchase's events `owner`'s (nil: nobody's, `otid:`) from now on, recording a
+    /// TRANSFER when they were someone else's. Idempotent: once attributed, nothing changes.
+    func attribute(_ subscription: SubscriptionRef, to owner: String?, source: String) throws {
+        let key = StoreKeys.entitlement(subscription)
+        let target = owner ?? Event.anonymousCustomer(subscription.originalTransactionId)
+        let date = recordedAt
+        var markers: [EventOutbox.Marker] = []
+        try store.update(key, as: EntitlementRecord.self, attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
+            guard var record = current, record.customerId != target else { return .keep(()) }
+            if record.customerId != nil {
+                record.outbox.append(.transfer(of: subscription, latest: record.latestTransaction, from: record.customerId,
+                                               to: target, at: date, source: source))
+            }
+            record.customerId = target
+            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .entitlement, store: store)
+            return .write(record, ())
+        }
+        events?.relay(markers, store: store)
+    }
+
+    /// A notification that is an event of its own although it changes nothing
+    /// (`EventClassifier.standalone`): its own outbox, written once, relayed like the others.
+    private func recordStandalone(_ fact: AppleFact, purchase: SubscriptionRef?) throws {
+        guard fact.source == .notification, let type = fact.notificationType.flatMap({ EventClassifier.standalone[$0] })
+        else { return }
+        var purchase = purchase
+        if purchase == nil, let appTransactionId = fact.renewalInfo?.appTransactionId ?? fact.transaction?.appTransactionId {
+            purchase = try subscriptions(ofAppTransaction: appTransactionId).first
+        }
+        let record = try purchase.flatMap { try self.record($0) }
+        let customer = try purchase.map { try owner(of: $0) ?? Event.anonymousCustomer($0.originalTransactionId) }
+        let event = Event.standalone(fact, type: type, purchase: purchase, latest: record?.latestTransaction,
+                                     customerId: customer, environment: nil, recordedAt: recordedAt)
+        let key = StoreKeys.standaloneEvent(event.id)
+        let markers = try EventOutbox.markNew(in: [event], since: nil, key: key, kind: .standalone, store: store)
+        guard try store.get(key) == nil, try EventLog(store: store).sequence(of: event.id) == nil else { return }
+        try store.set(key, record: StandaloneEvent(outbox: [event]), expiresIn: nil)
+        events?.relay(markers, store: store)
     }
 
     /// Every subscription that has (or was about to get) a record, sorted; of one app when
@@ -138,40 +229,47 @@ public struct EntitlementRepository {
         // Also when the token was already this user's and the mark is missing: a run killed
         // between the claim and these links is finished by the next one (linking is idempotent).
         for subscription in try subscriptions(ofAppAccountToken: token) {
-            try link(subscription, userId: userId, appAccountToken: nil)
+            let owner = try link(subscription, userId: userId, appAccountToken: nil)
+            try attribute(subscription, to: owner ?? self.owner(of: subscription), source: "link")
         }
         try store.set(linked, Array("1".utf8), expiresIn: nil)
         return true
     }
 
+    /// Links the subscription to its user; returns who owns it afterwards when a user was
+    /// named (nil: no user known, nothing changed).
+    @discardableResult
     private func link(_ subscription: SubscriptionRef, userId explicitUser: String?, appAccountToken: String?,
-                      fact: AppleFact? = nil) throws {
+                      fact: AppleFact? = nil) throws -> String? {
         var userId = explicitUser
         if let token = appAccountToken, !token.isEmpty {
             try store.addToSet(StoreKeys.appAccountTokenSubscriptions(token), subscription.member)
             if userId == nil { userId = try user(ofAppAccountToken: token) }
         }
-        guard let userId else { return }
+        guard let userId else { return nil }
         if try store.setIfAbsent(StoreKeys.owner(subscription), Array(userId.utf8), expiresIn: nil) {
             try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
-            return
+            return userId
         }
         // Owned already: the app's transfer policy decides (keep-first: a different user is
         // not silently linked).
         let policy = transfers?.policy(bundleId: subscription.bundleId) ?? .keepFirst
-        switch policy.decide(owner: try owner(of: subscription), claimant: userId,
+        let owner = try owner(of: subscription)
+        switch policy.decide(owner: owner, claimant: userId,
                              mayTransfer: explicitUser != nil || fact?.source == .ingest) {
         case .link:
             try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
+            return owner ?? userId
         case .keep:
-            return
+            return owner
         case .move(let from):
             if let transfers, let fact {
                 try CustomerRepository(store: store).recordTransfer(
                     of: subscription, productId: fact.transaction?.productId, from: from, to: userId,
                     context: transfers, factId: fact.id)
             }
-            try move(subscription, from: from, to: userId)
+            try move(subscription, from: from, to: userId, source: fact.map { HistoryEntry.kind(of: $0).source } ?? "support")
+            return userId
         }
     }
 
@@ -181,7 +279,8 @@ public struct EntitlementRepository {
     /// moves it between their sets. False, changing nothing, when another user owns it.
     /// Idempotent: once moved, moving again only finishes the sets.
     @discardableResult
-    public func move(_ subscription: SubscriptionRef, from previous: String?, to userId: String) throws -> Bool {
+    public func move(_ subscription: SubscriptionRef, from previous: String?, to userId: String,
+                     source: String = "support") throws -> Bool {
         let key = StoreKeys.owner(subscription)
         let stored = try store.get(key)
         let current = stored.map { String(decoding: $0.bytes, as: UTF8.self) }
@@ -191,6 +290,7 @@ public struct EntitlementRepository {
         }
         try store.addToSet(StoreKeys.userSubscriptions(userId), subscription.member)
         if let previous, previous != userId { try store.removeFromSet(StoreKeys.userSubscriptions(previous), subscription.member) }
+        try attribute(subscription, to: userId, source: source)
         return true
     }
 
@@ -199,6 +299,7 @@ public struct EntitlementRepository {
     public func unlink(_ subscription: SubscriptionRef, fromUser userId: String) throws {
         if try owner(of: subscription) == userId { try store.delete(StoreKeys.owner(subscription)) }
         try store.removeFromSet(StoreKeys.userSubscriptions(userId), subscription.member)
+        try attribute(subscription, to: try owner(of: subscription), source: "support")
     }
 
     /// Hands `token` from `previous` to `userId` (compare-and-set: only while it is still
@@ -269,16 +370,29 @@ public struct EntitlementRepository {
             return
         }
         let purchase = SubscriptionRef(bundleId: bundleId, originalTransactionId: facts.transactionId)
-        // Indexed before the write, like subscriptions: export-data walks every purchase.
-        try store.addToSet(StoreKeys.purchaseIndex, purchase.member)
-        _ = try store.update(StoreKeys.purchase(purchase), as: TransactionFacts.self,
-                             attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
-            if let current, !facts.isNewer(than: current) { return .keep(()) }
-            return .write(facts, ())
-        }
         var owner = userId
         if owner == nil, let token = facts.appAccountToken, !token.isEmpty { owner = try user(ofAppAccountToken: token) }
+        // Indexed before the write, like subscriptions: export-data walks every purchase.
+        try store.addToSet(StoreKeys.purchaseIndex, purchase.member)
+        let key = StoreKeys.purchase(purchase)
+        let customer = owner ?? Event.anonymousCustomer(facts.transactionId)
+        let recordedAt = recordedAt
+        var markers: [EventOutbox.Marker] = []
+        try store.update(key, as: PurchaseRecord.self, attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
+            if let current, !facts.isNewer(than: current.facts) { return .keep(()) }
+            var record = PurchaseRecord(facts: facts, customerId: current?.customerId ?? customer, outbox: current?.outbox ?? [])
+            let type: EventType? = current == nil ? .consumablePurchase
+                : facts.revocationDate != nil && current?.facts.revocationDate == nil ? .refund
+                : facts.revocationDate == nil && current?.facts.revocationDate != nil ? .refundReversed : nil
+            if let type, let customerId = record.customerId {
+                record.outbox.append(.of(event, type: type, purchase: purchase, latest: facts, customerId: customerId,
+                                         recordedAt: recordedAt))
+            }
+            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .purchase, store: store)
+            return .write(record, ())
+        }
         if let owner { try store.addToSet(StoreKeys.userPurchases(owner), purchase.member) }
+        events?.relay(markers, store: store)
     }
 
     /// Moves a user's consumable purchases to another user (merge-customers). Idempotent.
@@ -307,13 +421,13 @@ public struct EntitlementRepository {
 
     /// A consumable purchase's facts, as Apple signed them last.
     public func consumable(_ purchase: SubscriptionRef) throws -> TransactionFacts? {
-        try store.get(StoreKeys.purchase(purchase), as: TransactionFacts.self)
+        try store.get(StoreKeys.purchase(purchase), as: PurchaseRecord.self)?.facts
     }
 
     /// The consumable purchases of a user, oldest first.
     public func consumables(ofUser userId: String) throws -> [TransactionFacts] {
         try Self.references(store.setMembers(StoreKeys.userPurchases(userId)))
-            .compactMap { try store.get(StoreKeys.purchase($0), as: TransactionFacts.self) }
+            .compactMap { try store.get(StoreKeys.purchase($0), as: PurchaseRecord.self)?.facts }
             .sorted { $1.isLaterPeriod(than: $0) }
     }
 }

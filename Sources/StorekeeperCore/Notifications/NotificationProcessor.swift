@@ -29,10 +29,16 @@ public final class NotificationProcessor {
     /// Measures the run's budget on its monotonic clock.
     private let time: any TimeSource
 
-    public init(store: any KeyValueStore, lease: Duration = NotificationProcessor.defaultLease, time: any TimeSource) {
+    /// Relays each notification's events at once, and at the end of the run whatever other
+    /// functions left in outboxes; nil leaves them all for the next relay.
+    private let events: EventRecording?
+
+    public init(store: any KeyValueStore, lease: Duration = NotificationProcessor.defaultLease, time: any TimeSource,
+                events: EventRecording? = nil) {
         self.store = store
         self.time = time
-        self.repository = EntitlementRepository(store: store)
+        self.events = events
+        self.repository = EntitlementRepository(store: store, events: events)
         self.lease = lease
     }
 
@@ -63,6 +69,17 @@ public final class NotificationProcessor {
                 report.failed += 1
                 onFailure(claimed.job.id, error)
                 try store.release(claimed, retryIn: Self.backoff(attempt: claimed.attempt))
+            }
+        }
+        if let events {
+            // The cron job every deployment runs: events any function left in an outbox (a
+            // support operation, a process killed after its write) reach the log here too.
+            do {
+                try EventRelay(store: store, catalog: events.catalog).relayPending(now: events.now)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                onFailure("event-relay", error)
             }
         }
         report.deadLettered = max(0, try store.deadLetters(in: StoreKeys.notificationQueue).count - deadBefore)

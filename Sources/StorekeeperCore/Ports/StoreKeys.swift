@@ -13,9 +13,10 @@ import OpenSSLCrypto
 /// | --- | --- | --- | --- |
 /// | `storekeeper:layout` | the layout version the store is written in, decimal (`StoreLayout`) | — | the first function to open the store, and layout migrations |
 /// | log `{events}` | the event log (`Event`): every change of a customer once, in sequence order, with the customer's version | STOREKEEPER_EVENT_RETENTION_DAYS (90) | the relay (`EventRelay`) |
-/// | `events:outboxes` | set of `<ms>|<record key>|<event id>`: an event in a record's outbox not yet known to be in the log | — | record writes, the relay |
+/// | `events:outboxes` | set of `<ms>|<kind>|<record key>|<event id>`: an event in a record's outbox not yet known to be in the log | — | record writes, the relay |
+/// | `events:standalone:<event id>` | the outbox of a notification that is an event of its own (TEST, CONSUMPTION_REQUEST, RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN, REFUND_DECLINED) | — (deleted once in the log) | process-notifications |
 /// | `webhooks:<endpoint>:cursor` | how far deliver-events has come in the event log for the endpoint (`WebhookCursor`), by compare-and-set after each delivery | — | deliver-events |
-/// | `webhooks:<endpoint>:lease` | the run delivering to the endpoint now: a random token, renewed while it works | 2 × WEBHOOK_TIMEOUT_SECONDS + 30 s | deliver-events, replay-events |
+/// | `webhooks:<endpoint>:lease` | the run delivering to the endpoint now: a random token, renewed while it works | 2 × STOREKEEPER_WEBHOOK_TIMEOUT_SECONDS + 30 s | deliver-events, replay-events |
 /// | `webhooks:<endpoint>:waiting` | set of the customers (`c:<customerId>`, `none`) with a backlog: bounded, the cursor stops beyond it | — | deliver-events |
 /// | `webhooks:<endpoint>:backlog:<member of :waiting>` | one customer's events waiting in order, the first being retried: attempts, next due time, last answer (`WebhookBacklog`) | — | deliver-events |
 /// | `webhooks:<endpoint>:dead` | set of the ids of the endpoint's dead-lettered events | — | deliver-events, replay-events |
@@ -73,9 +74,15 @@ public enum StoreKeys {
     /// Only the log shares it: the records whose outboxes feed it keep their own keys.
     public static let eventLog = "{events}"
 
-    /// Set of the outboxes that may hold an event not yet in the log: `<ms>|<record key>|<event id>`
+    /// Set of the outboxes that may hold an event not yet in the log: `<ms>|<kind>|<record key>|<event id>`
     /// (`EventRelay`), added before the record's write, removed once the event is in the log.
     public static let eventOutboxes = "events:outboxes"
+
+    /// The outbox of a notification that is an event of its own although it changes no record
+    /// (TEST, CONSUMPTION_REQUEST, ...), until the relay has put it in the log.
+    public static func standaloneEvent(_ eventId: String) -> String {
+        "events:standalone:" + eventId
+    }
 
     // MARK: Webhooks (deliver-events, replay-events)
 

@@ -34,10 +34,10 @@ public final class Reconciler {
     }
 
     public init(store: any KeyValueStore, bundleId: String, lookup: any SubscriptionStatusLookup, verifier: SignedDataVerifier,
-                clock: any TimeSource) {
+                clock: any TimeSource, events: EventRecording? = nil) {
         self.store = store
         self.bundleId = bundleId
-        self.repository = EntitlementRepository(store: store)
+        self.repository = EntitlementRepository(store: store, events: events)
         self.lookup = lookup
         self.verifier = verifier
         self.clock = clock

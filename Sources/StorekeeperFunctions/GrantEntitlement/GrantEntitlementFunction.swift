@@ -60,7 +60,7 @@ public final class GrantEntitlementFunction: TypedFunction {
         try SupportWiring.checkUserId(request.userId, field: "userId")
         let action = support.action(for: call, reason: try SupportWiring.reason(request.reason))
         let expiresDate = try Self.expiresDate(request, now: action.date)
-        let grant = try CustomerRepository(store: try support.store())
+        let grant = try CustomerRepository(store: try support.store(), events: EventRecording.of(support.context, catalog: catalog))
             .grant(request.entitlement, toUser: request.userId, bundleId: request.bundleId, expiresDate: expiresDate,
                    catalog: catalog, by: action)
         support.context.log.info("entitlement_granted", ["user": request.userId, "entitlement": grant.entitlement,

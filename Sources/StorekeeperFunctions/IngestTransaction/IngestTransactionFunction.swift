@@ -72,7 +72,8 @@ public final class IngestTransactionFunction: TypedFunction {
         let now = context.clock.now()
         let purchase = try ingest.verify(signedTransaction: jws, signedRenewalInfo: request.signedRenewalInfo, now: now)
         let transfers = TransferContext(catalog: catalog, actor: SupportWiring.actor(of: call), date: now.millisecondsSince1970)
-        let repository = EntitlementRepository(store: try context.adapters.store(), transfers: transfers)
+        let repository = EntitlementRepository(store: try context.adapters.store(), transfers: transfers,
+                                               events: EventRecording.of(context, catalog: catalog))
         let outcome = try ingest.apply(purchase, userId: request.userId, to: repository, now: now)
         let originalTransactionId = purchase.transaction.originalTransactionId ?? "-"
         if outcome.appAccountTokenOfAnotherUser {

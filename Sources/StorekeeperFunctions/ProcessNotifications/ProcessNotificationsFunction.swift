@@ -38,15 +38,18 @@ public final class ProcessNotificationsFunction: TypedFunction {
         variables: [
             .declared(RuntimeSettings.storeURL), .declared(StorekeeperSettings.processBudget),
             .declared(StorekeeperSettings.processLease),
-        ]
+        ] + StorekeeperSettings.eventCatalogVariables
     )
 
     private let context: FunctionContext
     private let defaultBudget: Double
     private let lease: Duration
+    /// For the events' customer state.
+    private let catalog: Catalog
 
     public init(context: FunctionContext) throws {
         self.context = context
+        catalog = try StorekeeperSettings.eventCatalog(in: context.environment)
         defaultBudget = try context.environment.required(StorekeeperSettings.processBudget)
         lease = try context.environment.required(StorekeeperSettings.processLease)
     }
@@ -56,7 +59,8 @@ public final class ProcessNotificationsFunction: TypedFunction {
         guard seconds > 0, seconds <= 3600 else {
             throw FunctionError.badInput(code: .invalidRequest, message: "budgetSeconds must be between 0 and 3600")
         }
-        let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease, time: context.clock)
+        let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease, time: context.clock,
+                                              events: EventRecording.of(context, catalog: catalog))
         let log = context.log
         let report = try processor.run(budget: .milliseconds(Int64(seconds * 1000))) { id, error in
             log.warning("notification_failed", ["notificationUUID": id, "error": String(describing: error)])

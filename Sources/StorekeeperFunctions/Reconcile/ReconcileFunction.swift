@@ -134,7 +134,8 @@ public final class ReconcileFunction: TypedFunction {
         let reconciler = Reconciler(
             store: store, bundleId: app.bundleId,
             lookup: APIStatusLookup(client: client, sandboxFallback: run.settings.sandboxFallback(for: app)),
-            verifier: run.verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock)
+            verifier: run.verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock,
+            events: EventRecording.of(context, catalog: run.settings.catalog))
         let log = context.log
         reconciler.onCorrection = { correction in
             // A correction is the trace of a lost notification: worth a line each.
