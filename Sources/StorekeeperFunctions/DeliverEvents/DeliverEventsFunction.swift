@@ -76,8 +76,7 @@ public final class DeliverEventsFunction: TypedFunction {
     /// One pass over every endpoint: outboxes into the log, the log trimmed, then each endpoint.
     func pass(_ store: any KeyValueStore, budget: Duration, stop: @escaping () -> Bool = { false }) throws -> [WebhookPassReport] {
         try wiring.relayPending(store)
-        // EVENTS-RELAY: STOREKEEPER_EVENT_RETENTION_DAYS (the lead's setting) replaces the default once on main.
-        try EventLog(store: store).trim(olderThanDays: EventLog.defaultRetentionDays, now: context.clock.now().millisecondsSince1970)
+        try EventLog(store: store).trim(olderThanDays: wiring.retentionDays, now: context.clock.now().millisecondsSince1970)
         let sender = try wiring.sender()
         let log = context.log
         var reports: [WebhookPassReport] = []

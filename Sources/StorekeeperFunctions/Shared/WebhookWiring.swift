@@ -8,20 +8,21 @@ struct WebhookWiring {
     let timeout: Duration
     let defaultBudget: Double
     let catalog: Catalog
+    let retentionDays: Int
     private let context: FunctionContext
 
     /// The settings every webhook function reads, besides the catalog's.
     static let variables: [SettingUse] = [
-        .declared(RuntimeSettings.storeURL), .declared(StorekeeperSettings.catalog),
-        .declared(StorekeeperSettings.webhookURL), .declared(StorekeeperSettings.webhookSecret),
-        .declared(StorekeeperSettings.webhookTimeout), .declared(StorekeeperSettings.deliverBudget),
-    ]
+        .declared(RuntimeSettings.storeURL), .declared(StorekeeperSettings.webhookURL),
+        .declared(StorekeeperSettings.webhookSecret), .declared(StorekeeperSettings.webhookTimeout),
+        .declared(StorekeeperSettings.deliverBudget), .declared(StorekeeperSettings.eventRetentionDays),
+    ] + StorekeeperSettings.eventCatalogVariables
 
     init(context: FunctionContext) throws {
         self.context = context
-        // EVENTS-RELAY: the lead's `eventCatalog(in:)` replaces this once it is on main.
-        catalog = try StorekeeperSettings.catalogIfConfigured(in: context.environment)
-            ?? Catalog(apps: [], entitlements: [:], products: [:], productsImplied: true)
+        // The relay attaches each event's customer state as the catalog names it.
+        catalog = try StorekeeperSettings.eventCatalog(in: context.environment)
+        retentionDays = try context.environment.required(StorekeeperSettings.eventRetentionDays)
         endpoints = try StorekeeperSettings.webhookEndpoints(in: context.environment, catalog: catalog)
         timeout = .milliseconds(Int64(try context.environment.required(StorekeeperSettings.webhookTimeout) * 1000))
         defaultBudget = try context.environment.required(StorekeeperSettings.deliverBudget)
@@ -55,7 +56,6 @@ struct WebhookWiring {
 
     /// Events still in outboxes go into the log first, so a pass sees every change made so far.
     func relayPending(_ store: any KeyValueStore) throws {
-        // EVENTS-RELAY: `try EventRelay(store: store, catalog: catalog).relayPending(now: ...)` once it is on main.
-        _ = store
+        try EventRelay(store: store, catalog: catalog).relayPending(now: context.clock.now().millisecondsSince1970)
     }
 }
