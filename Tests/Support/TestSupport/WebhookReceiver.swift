@@ -24,6 +24,8 @@ public final class WebhookReceiver: @unchecked Sendable {
         public var sequence: Int64?
         public var type: String?
         public var customerId: String?
+        /// The event's `customer.version`.
+        public var version: Int64?
         public var text: String?
         public var signatures: Int
         public var contentType: String?
@@ -123,7 +125,7 @@ public final class WebhookReceiver: @unchecked Sendable {
                 path: entry["path"] as? String ?? "", id: entry["id"] as? String ?? "", timestamp: number("timestamp"),
                 verified: entry["verified"] as? Bool ?? false, detail: entry["detail"] as? String ?? "",
                 answer: entry["answer"] as? String ?? "", attempt: Int(number("attempt") ?? 0), sequence: number("sequence"),
-                type: entry["type"] as? String, customerId: entry["customerId"] as? String, text: entry["text"] as? String,
+                type: entry["type"] as? String, customerId: entry["customerId"] as? String, version: number("version"), text: entry["text"] as? String,
                 signatures: Int(number("signatures") ?? 0), contentType: entry["contentType"] as? String)
         }.filter { path == nil || $0.path == path }
     }

@@ -17,7 +17,7 @@ knows verifies). For each request it:
   carrying the same webhook-id gets attempts[n-1] ("hang" waits hangSeconds, then answers 200
   too late), later ones `otherwise` (default "200"); with "ids", the script is only theirs;
 - appends one JSON line to --log: path, id, timestamp, verified, the answer, and the body's
-  sequence, type and customerId (or the chat text).
+  sequence, type, customerId and customer.version (or the chat text).
 
 The control file is read again on every request, so a test changes behaviour by rewriting it
 (atomically). It exits when its parent does.
@@ -117,6 +117,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for key in ("sequence", "type", "customerId", "text"):
                 if key in event:
                     entry[key] = event[key]
+            if isinstance(event.get("customer"), dict):
+                entry["version"] = event["customer"].get("version")
         except ValueError:
             entry["body"] = "not JSON"
         line = json.dumps(entry) + "\n"
