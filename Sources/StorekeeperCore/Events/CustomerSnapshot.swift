@@ -2,14 +2,14 @@ import FoundationEssentials
 
 /// The `customer` of an event: the customer's whole entitlement state as get-customer answers
 /// it (entitlements, subscriptions, non-subscriptions; the timeline is left out, it is what the
-/// events themselves are), with `customerId` and `version`.
+/// events themselves are), with `customerId` (the relay adds `version`).
 struct CustomerSnapshot {
     let store: any KeyValueStore
     let catalog: Catalog
 
     /// The state now; for a customer the store no longer finds (a purchase's ids of another
     /// app, say), only its id and version.
-    func state(of customerId: String, app: String?, version: Int64, now: Int64) throws -> JSONValue {
+    func state(of customerId: String, app: String?, now: Int64) throws -> JSONValue {
         let key: CustomerLookup.Key = customerId.hasPrefix("otid:")
             ? .originalTransactionId(String(customerId.dropFirst(5))) : .user(customerId)
         let apps = app.map { [$0] } ?? catalog.apps.map(\.bundleId)
@@ -27,7 +27,6 @@ struct CustomerSnapshot {
             fields["history"] = nil
         }
         fields["customerId"] = .string(customerId)
-        fields["version"] = .number(Double(version))
         return .object(fields)
     }
 }

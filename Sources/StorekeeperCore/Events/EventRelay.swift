@@ -27,60 +27,86 @@ public struct EventRelay {
         log = EventLog(store: store)
     }
 
+    /// Markers relayed per round of `relayPending`: a bounded batch in memory.
+    static let batch = 500
+
     /// Relays every event still waiting in an outbox; `now` (milliseconds, the function's
     /// clock) dates the customer state attached. Returns how many events it appended.
     @discardableResult
     public func relayPending(now: Int64) throws -> Int {
-        var appended = 0
+        var markers: [EventOutbox.Marker] = []
         for member in try store.setMembers(StoreKeys.eventOutboxes) {
-            guard let marker = EventOutbox.Marker(member: member) else {
+            if let marker = EventOutbox.Marker(member: member) {
+                markers.append(marker)
+            } else {
                 try store.removeFromSet(StoreKeys.eventOutboxes, member)
-                continue
             }
-            appended += try relay(marker, now: now)
         }
-        return appended
-    }
-
-    /// Relays the event a marker names (and those before it in the same outbox).
-    @discardableResult
-    func relay(_ marker: EventOutbox.Marker, now: Int64) throws -> Int {
-        switch marker.kind {
-        case .entitlement: try relay(marker, as: EntitlementRecord.self, now: now)
-        case .customer: try relay(marker, as: CustomerRecord.self, now: now)
-        case .purchase: try relay(marker, as: PurchaseRecord.self, now: now)
-        case .standalone: try relay(marker, as: StandaloneEvent.self, now: now)
-        }
-    }
-
-    private func relay<Record: EventCarrying>(_ marker: EventOutbox.Marker, as type: Record.Type, now: Int64) throws -> Int {
-        let outbox = try store.get(marker.key, as: type)?.outbox ?? []
-        guard let position = outbox.firstIndex(where: { $0.id == marker.eventId }) else {
-            // Not (or no longer) waiting: in the log already, or a write that never landed.
-            let inLog = try log.sequence(of: marker.eventId) != nil
-            if inLog || Date().millisecondsSince1970 - marker.markedAt > EventOutbox.settle {
-                try store.removeFromSet(StoreKeys.eventOutboxes, marker.member)
-            }
-            return 0
-        }
-        // In outbox order: an earlier event of the same record never lands after a later one.
-        let due = Array(outbox[...position])
         var appended = 0
-        for event in due {
-            if try append(event, now: now) { appended += 1 }
+        var start = 0
+        while start < markers.count {
+            appended += try relay(Array(markers[start..<min(start + Self.batch, markers.count)]), now: now)
+            start += Self.batch
         }
-        try clear(Set(due.map(\.id)), from: marker.key, as: type)
-        try store.removeFromSet(StoreKeys.eventOutboxes, marker.member)
         return appended
+    }
+
+    /// Relays the events the markers name (and those before them in the same outboxes), in
+    /// outbox order, reading each customer's state once for the batch.
+    @discardableResult
+    func relay(_ markers: [EventOutbox.Marker], now: Int64) throws -> Int {
+        var due: [Event] = []
+        var relayed: [(marker: EventOutbox.Marker, ids: Set<String>)] = []
+        var seenKeys: Set<String> = []
+        for marker in markers where seenKeys.insert(marker.key).inserted {
+            let sameKey = markers.filter { $0.key == marker.key }
+            let outbox = try self.outbox(of: marker)
+            let positions = sameKey.compactMap { mark in outbox.firstIndex { $0.id == mark.eventId } }
+            for orphan in sameKey where !outbox.contains(where: { $0.id == orphan.eventId }) { try settle(orphan) }
+            guard let last = positions.max() else { continue }
+            // In outbox order: an earlier event of the same record never lands after a later one.
+            let events = Array(outbox[...last])
+            due += events
+            relayed.append((marker, Set(events.map(\.id))))
+        }
+        let appended = try append(due, now: now)
+        for (marker, ids) in relayed { try clear(ids, of: marker) }
+        for marker in markers where relayed.contains(where: { $0.ids.contains(marker.eventId) }) {
+            try store.removeFromSet(StoreKeys.eventOutboxes, marker.member)
+        }
+        return appended
+    }
+
+    private func outbox(of marker: EventOutbox.Marker) throws -> [Event] {
+        switch marker.kind {
+        case .entitlement: try store.get(marker.key, as: EntitlementRecord.self)?.outbox ?? []
+        case .customer: try store.get(marker.key, as: CustomerRecord.self)?.outbox ?? []
+        case .purchase: try store.get(marker.key, as: PurchaseRecord.self)?.outbox ?? []
+        case .standalone: try store.get(marker.key, as: StandaloneEvent.self)?.outbox ?? []
+        }
+    }
+
+    /// A marker whose event is not (or no longer) waiting: in the log already, or a write
+    /// that never landed (dropped once no such write can still land).
+    private func settle(_ marker: EventOutbox.Marker) throws {
+        let inLog = try log.sequence(of: marker.eventId) != nil
+        if inLog || Date().millisecondsSince1970 - marker.markedAt > EventOutbox.settle {
+            try store.removeFromSet(StoreKeys.eventOutboxes, marker.member)
+        }
     }
 
     /// Takes relayed events out of their record's outbox (compare-and-set: the record's other
     /// changes meanwhile stay); a standalone event's record goes altogether.
-    private func clear<Record: EventCarrying>(_ ids: Set<String>, from key: String, as type: Record.Type) throws {
-        if Record.self == StandaloneEvent.self {
-            try store.delete(key)
-            return
+    private func clear(_ ids: Set<String>, of marker: EventOutbox.Marker) throws {
+        switch marker.kind {
+        case .entitlement: try clear(ids, from: marker.key, as: EntitlementRecord.self)
+        case .customer: try clear(ids, from: marker.key, as: CustomerRecord.self)
+        case .purchase: try clear(ids, from: marker.key, as: PurchaseRecord.self)
+        case .standalone: try store.delete(marker.key)
         }
+    }
+
+    private func clear<Record: EventCarrying>(_ ids: Set<String>, from key: String, as type: Record.Type) throws {
         try store.update(key, as: type, attempts: EntitlementRepository.compareAndSetAttempts) { (current) throws(StoreError) in
             guard var record = current, record.outbox.contains(where: { ids.contains($0.id) }) else { return .keep(()) }
             record.outbox.removeAll { ids.contains($0.id) }
@@ -88,24 +114,52 @@ public struct EventRelay {
         }
     }
 
-    /// Appends one event with its customer's state; false when it was in the log already.
-    func append(_ event: Event, now: Int64) throws -> Bool {
-        for _ in 0..<Self.appendAttempts {
-            if try log.sequence(of: event.id) != nil { return false }
+    /// Appends events in order, each with its customer's state: read once per customer (after
+    /// the customer's version), read again only when another relay moved that customer on.
+    /// Returns how many were not in the log already.
+    func append(_ events: [Event], now: Int64) throws -> Int {
+        var known: [String: (version: Int64, state: JSONValue)] = [:]
+        var appended = 0
+        for event in events {
+            guard try log.sequence(of: event.id) == nil else { continue }
             guard let customerId = event.customerId else {
-                return try log.append(event, expectedVersion: 0).isAppended
+                if try log.append(event, expectedVersion: 0).isAppended { appended += 1 }
+                continue
             }
-            let version = try log.version(ofCustomer: customerId)
-            var complete = event
-            complete.customer = try CustomerSnapshot(store: store, catalog: catalog)
-                .state(of: customerId, app: event.app, version: version + 1, now: now)
-            switch try log.append(complete, expectedVersion: version) {
-            case .appended: return true
-            case .duplicate: return false
-            case .streamMoved: continue
+            var attempts = 0
+            while true {
+                attempts += 1
+                guard attempts <= Self.appendAttempts else {
+                    throw StoreError(.unavailable, "too much contention on the events of one customer")
+                }
+                let current = try known[customerId] ?? (log.version(ofCustomer: customerId),
+                                                         snapshot(of: customerId, app: event.app, now: now))
+                var complete = event
+                complete.customer = Self.versioned(current.state, current.version + 1)
+                switch try log.append(complete, expectedVersion: current.version) {
+                case .appended(_, let version):
+                    known[customerId] = (version, current.state)
+                    appended += 1
+                case .duplicate:
+                    break
+                case .streamMoved:
+                    known[customerId] = nil
+                    continue
+                }
+                break
             }
         }
-        throw StoreError(.unavailable, "too much contention on the events of one customer")
+        return appended
+    }
+
+    private func snapshot(of customerId: String, app: String?, now: Int64) throws -> JSONValue {
+        try CustomerSnapshot(store: store, catalog: catalog).state(of: customerId, app: app, now: now)
+    }
+
+    static func versioned(_ state: JSONValue, _ version: Int64) -> JSONValue {
+        guard case .object(var fields) = state else { return state }
+        fields["version"] = .number(Double(version))
+        return .object(fields)
     }
 }
 

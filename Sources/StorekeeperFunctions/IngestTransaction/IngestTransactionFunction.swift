@@ -52,6 +52,8 @@ public final class IngestTransactionFunction: TypedFunction {
     /// process (FastCGI) starts afresh with every request, so it never answers from records
     /// another process has changed since.
     private var ingest: TransactionIngest
+    /// Deferred: relayed when the input is answered (`inputEnded`).
+    private let events: EventRecording
 
     public init(context: FunctionContext) throws {
         let settings = try AppStoreSettings(environment: context.environment)
@@ -59,10 +61,14 @@ public final class IngestTransactionFunction: TypedFunction {
         catalog = settings.catalog
         ingest = TransactionIngest(verifier: verifier, catalog: catalog)
         self.context = context
+        events = EventRecording.of(context, catalog: catalog, deferred: true)
     }
 
+    /// The input's events are relayed once it is answered: a batch reads each customer's state
+    /// once, and a FastCGI request's answer is not held up by it.
     public func inputEnded() {
         ingest = TransactionIngest(verifier: verifier, catalog: catalog)
+        if let store = try? context.adapters.store() { events.flush(store: store) }
     }
 
     public func handle(_ request: Request, call: FunctionRequest) throws -> Reply<Response> {
@@ -73,7 +79,7 @@ public final class IngestTransactionFunction: TypedFunction {
         let purchase = try ingest.verify(signedTransaction: jws, signedRenewalInfo: request.signedRenewalInfo, now: now)
         let transfers = TransferContext(catalog: catalog, actor: SupportWiring.actor(of: call), date: now.millisecondsSince1970)
         let repository = EntitlementRepository(store: try context.adapters.store(), transfers: transfers,
-                                               events: EventRecording.of(context, catalog: catalog))
+                                               events: events)
         let outcome = try ingest.apply(purchase, userId: request.userId, to: repository, now: now)
         let originalTransactionId = purchase.transaction.originalTransactionId ?? "-"
         if outcome.appAccountTokenOfAnotherUser {
