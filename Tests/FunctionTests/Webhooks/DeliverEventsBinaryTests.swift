@@ -18,6 +18,8 @@ struct DeliverEventsBinaryTests {
         let first = try bed.run()
         #expect(first.exitCode == 0, "\(first.answer) \(first.stderr)")
         #expect(first.answer["delivered"] as? Int == events.count)
+        // http:// is allowed, and warned about as the function starts (by name and host).
+        #expect(first.stderr.contains("webhook_plain_http") && first.stderr.contains("127.0.0.1:\(bed.receiver.port)"))
         let deliveries = bed.receiver.deliveries()
         #expect(deliveries.count == events.count)
         #expect(deliveries.allSatisfy { $0.verified && $0.answer == "200" }, "\(deliveries.filter { !$0.verified })")
@@ -150,6 +152,28 @@ struct DeliverEventsBinaryTests {
         #expect(ended == .exited(0), "\(String(describing: ended))")
         let answer = try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any]
         #expect(answer?["delivered"] as? Int == 2, "\(String(describing: answer))")
+    }
+
+    @Test("another run holding the endpoint's lease: this one sends nothing to it, says busy, exits 75; replay-events waits too")
+    func leaseHeldElsewhere() throws {
+        let bed = try WebhookTestbed()
+        try bed.record([("user-l", .initialPurchase, "Production")], recordedAt: Int64(Date().timeIntervalSince1970 * 1000), prefix: "l")
+        let store = try bed.store.open()
+        let lease = StoreKeys.webhookLease(endpoint: "default")
+        #expect(try store.setIfAbsent(lease, Array("another run".utf8), expiresIn: .seconds(60)))
+        let busy = try bed.run()
+        #expect(busy.exitCode == 75 && busy.endpoints.first?["busy"] as? Bool == true && busy.answer["pending"] as? Int == 1,
+                "\(busy.answer)")
+        let replay = try bed.run("replay-events", #"{"endpoint": "default"}"#)
+        #expect(replay.exitCode == 75 && (replay.answer["error"] as? [String: Any])?["code"] as? String == "temporarily_unavailable",
+                "\(replay.answer)")
+        #expect(bed.receiver.deliveries().isEmpty)
+        // The other run is done: its lease goes, and the event with it.
+        try store.delete(lease)
+        #expect(try bed.run().exitCode == 0)
+        #expect(bed.receiver.deliveries().map(\.id) == ["l-1"])
+        // Its own lease is let go at the end of a pass: the next run starts at once.
+        #expect(try store.get(lease) == nil)
     }
 
     @Test("a rotated secret: both sign; a receiver that knows only the new one verifies, one that knows neither refuses")
