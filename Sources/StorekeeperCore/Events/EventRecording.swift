@@ -33,18 +33,21 @@ public final class EventRecording {
         relayNow(markers, store: store)
     }
 
-    /// Relays what `deferred` kept.
-    public func flush(store: any KeyValueStore) {
+    /// Relays what `deferred` kept; how many events it appended.
+    @discardableResult
+    public func flush(store: any KeyValueStore) -> Int {
         let markers = waiting
         waiting = []
-        if !markers.isEmpty { relayNow(markers, store: store) }
+        return markers.isEmpty ? 0 : relayNow(markers, store: store)
     }
 
-    private func relayNow(_ markers: [EventOutbox.Marker], store: any KeyValueStore) {
+    @discardableResult
+    private func relayNow(_ markers: [EventOutbox.Marker], store: any KeyValueStore) -> Int {
         do {
-            try EventRelay(store: store, catalog: catalog).relay(markers, now: now)
+            return try EventRelay(store: store, catalog: catalog).relay(markers, now: now)
         } catch {
             onRelayFailure(error)
+            return 0
         }
     }
 }

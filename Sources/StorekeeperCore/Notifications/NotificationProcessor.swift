@@ -15,6 +15,10 @@ public final class NotificationProcessor {
         public var deadLettered = 0
         /// Notifications still queued when the run ended (time budget reached).
         public var remaining = 0
+        /// Events the run put in the event log, and the time relaying them took (what events
+        /// add to each notification, beyond the outbox written with the record).
+        public var events = 0
+        public var eventMilliseconds = 0.0
 
         public init() {}
     }
@@ -29,8 +33,9 @@ public final class NotificationProcessor {
     /// Measures the run's budget on its monotonic clock.
     private let time: any TimeSource
 
-    /// Relays each notification's events at once, and at the end of the run whatever other
-    /// functions left in outboxes; nil leaves them all for the next relay.
+    /// Relays each notification's events once it is applied (give a `deferred` recording: the
+    /// processor flushes it after each notification and times it), and at the end of the run
+    /// whatever other functions left in outboxes; nil leaves them all for the next relay.
     private let events: EventRecording?
 
     public init(store: any KeyValueStore, lease: Duration = NotificationProcessor.defaultLease, time: any TimeSource,
@@ -60,6 +65,7 @@ public final class NotificationProcessor {
                 case .ignored: report.ignored += 1
                 }
                 try store.acknowledge(claimed)
+                relayEvents(into: &report)
             } catch let error as StoreError where error.isStoreFault {
                 // Down, full, read-only or damaged: every job would fail the same way, and
                 // counting each as failed would spend its attempts and dead-letter work that is
@@ -74,17 +80,27 @@ public final class NotificationProcessor {
         if let events {
             // The cron job every deployment runs: events any function left in an outbox (a
             // support operation, a process killed after its write) reach the log here too.
+            let start = time.monotonic()
             do {
-                try EventRelay(store: store, catalog: events.catalog).relayPending(now: events.now)
-            } catch let error as StoreError {
+                report.events += try EventRelay(store: store, catalog: events.catalog).relayPending(now: events.now)
+            } catch let error as StoreError where error.isStoreFault {
                 throw error
             } catch {
                 onFailure("event-relay", error)
             }
+            report.eventMilliseconds += Double((time.monotonic() - start) / .microseconds(1)) / 1000
         }
         report.deadLettered = max(0, try store.deadLetters(in: StoreKeys.notificationQueue).count - deadBefore)
         report.remaining = try store.pendingCount(in: StoreKeys.notificationQueue)
         return report
+    }
+
+    /// After the acknowledgement: a relay that fails leaves the events in their outbox.
+    private func relayEvents(into report: inout Report) {
+        guard let events else { return }
+        let start = time.monotonic()
+        report.events += events.flush(store: store)
+        report.eventMilliseconds += Double((time.monotonic() - start) / .microseconds(1)) / 1000
     }
 
     private func process(_ claimed: ClaimedJob) throws -> EntitlementUpdate {

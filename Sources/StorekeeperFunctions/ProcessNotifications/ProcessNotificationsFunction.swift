@@ -26,10 +26,13 @@ public final class ProcessNotificationsFunction: TypedFunction {
             {"budgetSeconds": 50}   (optional; {} uses PROCESS_BUDGET_SECONDS, default 50)
             """,
         response: """
-            {"applied": N, "stale": N, "duplicate": N, "ignored": N, "failed": N, "deadLettered": N, "remaining": N}
+            {"applied": N, "stale": N, "duplicate": N, "ignored": N, "failed": N, "deadLettered": N, "remaining": N,
+             "events": N, "eventMilliseconds": T}
               stale: older than what was already applied; duplicate: applied before;
               ignored: TEST, unknown types, consumables; failed: given back with backoff;
-              remaining: still queued when the budget ran out
+              remaining: still queued when the budget ran out; events: put in the event log
+              (each notification's once it is acknowledged, then any other function left waiting),
+              eventMilliseconds: the time that took
             exit 75 {"error": {"code": "store_unavailable", ...}} when the store cannot be used
               (down, full, read-only, damaged): the run stops without spending any notification's
               attempts; nothing is lost, leases expire and the next run picks the work up
@@ -60,7 +63,7 @@ public final class ProcessNotificationsFunction: TypedFunction {
             throw FunctionError.badInput(code: .invalidRequest, message: "budgetSeconds must be between 0 and 3600")
         }
         let processor = NotificationProcessor(store: try context.adapters.store(), lease: lease, time: context.clock,
-                                              events: EventRecording.of(context, catalog: catalog))
+                                              events: EventRecording.of(context, catalog: catalog, deferred: true))
         let log = context.log
         let report = try processor.run(budget: .milliseconds(Int64(seconds * 1000))) { id, error in
             log.warning("notification_failed", ["notificationUUID": id, "error": String(describing: error)])
@@ -68,7 +71,7 @@ public final class ProcessNotificationsFunction: TypedFunction {
         log.info("notifications_processed", [
             "applied": report.applied, "stale": report.stale, "duplicate": report.duplicate,
             "ignored": report.ignored, "failed": report.failed, "deadLettered": report.deadLettered,
-            "remaining": report.remaining,
+            "remaining": report.remaining, "events": report.events,
         ])
         return Reply(report)
     }

@@ -155,4 +155,23 @@ struct EventRecordingTests {
         #expect(log.map(\.type) == ["INITIAL_PURCHASE", "REFUND"])
         #expect(log.last?.source == "reconciliation" && log.last?.notificationUUID == nil)
     }
+
+    @Test func aMergeAndADeletionMoveThePurchasesEventsWithATransferEach() throws {
+        let store = MemoryStore()
+        let repository = EntitlementRepository(store: store, events: Self.recording())
+        var story = LifecycleSimulator(originalTransactionId: "7")
+        story.subscribe()
+        try repository.apply(story.events[0], userId: "anonymous-7")
+        let action = SupportAction(actor: "admin", date: 1_780_272_100_000, reason: "signed in")
+        _ = try CustomerMerge(store: store).merge("anonymous-7", into: "user-7", by: action)
+        _ = try CustomerMerge(store: store).merge("anonymous-7", into: "user-7", by: action)
+        _ = try CustomerDeletion(store: store).delete(userId: "user-7", by: action)
+        _ = try CustomerDeletion(store: store).delete(userId: "user-7", by: action)
+        try EventRelay(store: store, catalog: Self.catalog).relayPending(now: 1_780_272_100_000)
+        let log = try events(in: store)
+        #expect(log.map(\.type) == ["INITIAL_PURCHASE", "TRANSFER", "TRANSFER"])
+        #expect(log.map(\.customerId) == ["anonymous-7", "user-7", "otid:7"])
+        #expect(log.map(\.previousCustomerId) == [nil, "anonymous-7", "user-7"])
+        #expect(try store.setMembers(StoreKeys.eventOutboxes).isEmpty)
+    }
 }
