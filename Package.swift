@@ -35,6 +35,7 @@ let functionNames = [
     "merge-customers",
     "deliver-events",
     "replay-events",
+    "list-events",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

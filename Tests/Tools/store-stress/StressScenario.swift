@@ -27,6 +27,8 @@ enum StressScenario {
                                          appended ID SEQUENCE STREAM VERSION | duplicate ID SEQUENCE
           fill-events STORE COUNT CUSTOMERS
                                          COUNT events in the event log, over CUSTOMERS customers
+          relay STORE                    moves every event still in an outbox into the event log
+                                         (EventRelay.relayPending); prints how many it appended
           bench STORE N                  operations per second, one JSON line per operation
         STORE is sqlite:<path> or redis://host:port/db. STORE_STRESS_START_AT (milliseconds since 1970) makes the
         process wait until then before opening the store, so racing processes start together.
@@ -88,6 +90,9 @@ enum StressScenario {
             try appendToLog(StoreOpener.open(locator), log: rest[0], count: number(rest[1]), streams: number(rest[2]))
         case ("fill-events", 2):
             try fillEvents(StoreOpener.open(locator), count: number(rest[0]), customers: number(rest[1]))
+        case ("relay", 0):
+            let catalog = Catalog(apps: [], entitlements: [:], products: [:], productsImplied: true)
+            print(try EventRelay(store: StoreOpener.open(locator), catalog: catalog).relayPending(now: 1_780_272_000_000))
         case ("bench", 1):
             try StoreBenchmark(store: StoreOpener.open(locator), operations: number(rest[0]),
                                reopen: { try StoreOpener.open(locator) }).run()
