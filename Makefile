@@ -36,6 +36,10 @@ deps:
 	@# The fake Apple servers the tests run (Tests/Support/fakes) sign and check JWTs with
 	@# Python's cryptography: an implementation independent of ours, so a wrong token fails.
 	@python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install -q cryptography
+	@# The webhook receiver the deliver-events tests run verifies every delivery with the
+	@# standardwebhooks package (PyPI): pure Python, installed into var/python for whichever
+	@# python3 the tests find (Debian's refuses a system-wide pip install).
+	@test -f var/python/standardwebhooks/__init__.py || python3 -m pip install -q --target var/python standardwebhooks
 
 build: deps
 	$(SWIFT) build

@@ -33,6 +33,8 @@ let functionNames = [
     "revoke-grant",
     "delete-customer",
     "merge-customers",
+    "deliver-events",
+    "replay-events",
     "list-events",
     "export-data",
 ]

@@ -192,6 +192,9 @@ for url in "$sqlite_url" "$redis_url"; do
 done
 echo "  targets: webhook >= 200 requests/s with p99 < 50 ms; worker >= 2,000 notifications/s on Redis"
 
+source bench/webhooks.sh
+webhooks_bench
+
 # Slow clients (issue "Hardening"): 300 connections trickling a body a byte a second, held
 # while webhook deliveries are timed one after another (curl, a fresh connection each); then
 # the trickle stops and the server is to close them all after its read idle timeout.

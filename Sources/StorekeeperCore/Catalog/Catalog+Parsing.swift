@@ -4,7 +4,7 @@
 extension Catalog {
     /// The sections a catalog may have, each read by its own function below. Later sections
     /// (webhooks, refund policy, retention rules) are one more name here and one more reader.
-    static let sections = ["apps", "entitlements", "products"]
+    static let sections = ["apps", "entitlements", "products", "webhooks"]
     /// Sections whose keys are names the developer chose (a product id, an entitlement),
     /// which a field path writes in brackets.
     static let namedSections: Set<String> = ["entitlements", "products"]
@@ -30,7 +30,8 @@ extension Catalog {
                 products[productId] = try CatalogProduct.parse(productId, entry, apps: apps, entitlements: entitlements)
             }
         }
-        let catalog = Catalog(apps: apps, entitlements: entitlements, products: products)
+        let webhooks = try sections["webhooks"].map(CatalogWebhook.parseList) ?? []
+        let catalog = Catalog(apps: apps, entitlements: entitlements, products: products, webhooks: webhooks)
         try catalog.checkEveryEntitlementIsGranted()
         return catalog
     }

@@ -16,13 +16,16 @@ public struct Catalog: Sendable, Equatable {
     /// is one of the only app's, of the type Apple signs, granting the entitlement named
     /// after itself.
     public var productsImplied: Bool
+    /// Where deliver-events sends events (the `webhooks` section); secrets stay in the environment.
+    public var webhooks: [CatalogWebhook]
 
     public init(apps: [CatalogApp], entitlements: [String: CatalogEntitlement], products: [String: CatalogProduct],
-                productsImplied: Bool = false) {
+                productsImplied: Bool = false, webhooks: [CatalogWebhook] = []) {
         self.apps = apps
         self.entitlements = entitlements
         self.products = products
         self.productsImplied = productsImplied
+        self.webhooks = webhooks
     }
 
     /// The catalog that `APPSTORE_BUNDLE_ID`, `APPSTORE_APP_APPLE_ID` and

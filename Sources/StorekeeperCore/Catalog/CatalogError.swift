@@ -33,6 +33,10 @@ public struct CatalogError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A bundle id Apple would not issue: only letters, digits, hyphens and periods
         /// (store keys and subscription references are built from it).
         case invalidBundleId
+        /// A webhook's `types` names a type the event vocabulary does not have.
+        case unknownEventType
+        /// Two webhooks with the same name (their delivery state is kept by name).
+        case duplicateWebhook
     }
 
     public let kind: Kind

@@ -15,6 +15,12 @@ import OpenSSLCrypto
 /// | log `{events}` | the event log (`Event`): every change of a customer once, in sequence order, with the customer's version | STOREKEEPER_EVENT_RETENTION_DAYS (90) | the relay (`EventRelay`) |
 /// | `events:outboxes` | set of `<ms>|<kind>|<record key>|<event id>`: an event in a record's outbox not yet known to be in the log | — | record writes, the relay |
 /// | `events:standalone:<event id>` | the outbox of a notification that is an event of its own (TEST, CONSUMPTION_REQUEST, RESCIND_CONSENT, EXTERNAL_PURCHASE_TOKEN, REFUND_DECLINED) | — (deleted once in the log) | process-notifications |
+/// | `webhooks:<endpoint>:cursor` | how far deliver-events has come in the event log for the endpoint (`WebhookCursor`), by compare-and-set after each delivery | — | deliver-events |
+/// | `webhooks:<endpoint>:lease` | the run delivering to the endpoint now: a random token, renewed while it works | 2 × STOREKEEPER_WEBHOOK_TIMEOUT_SECONDS + 30 s | deliver-events, replay-events |
+/// | `webhooks:<endpoint>:waiting` | set of the customers (`c:<customerId>`, `none`) with a backlog: bounded, the cursor stops beyond it | — | deliver-events |
+/// | `webhooks:<endpoint>:backlog:<member of :waiting>` | one customer's events waiting in order, the first being retried: attempts, next due time, last answer (`WebhookBacklog`) | — | deliver-events |
+/// | `webhooks:<endpoint>:dead` | set of the ids of the endpoint's dead-lettered events | — | deliver-events, replay-events |
+/// | `webhooks:<endpoint>:dead:<eventId>` | a dead-lettered event and its last answer (`WebhookDeadLetter`) | — | deliver-events; deleted by replay-events once delivered |
 /// | `appstore:chain:<sha256 of the roots' identity, x5c[0].x5c[1]>` | a proven `x5c` chain: leaf key, validity window (`CachedChain`) | 24 h | signed-data verification |
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
@@ -77,6 +83,23 @@ public enum StoreKeys {
     /// (TEST, CONSUMPTION_REQUEST, ...), until the relay has put it in the log.
     public static func standaloneEvent(_ eventId: String) -> String {
         "events:standalone:" + eventId
+    }
+
+    // MARK: Webhooks (deliver-events, replay-events)
+
+    public static func webhookCursor(endpoint: String) -> String { "webhooks:" + endpoint + ":cursor" }
+    public static func webhookLease(endpoint: String) -> String { "webhooks:" + endpoint + ":lease" }
+    public static func webhookWaiting(endpoint: String) -> String { "webhooks:" + endpoint + ":waiting" }
+
+    /// `member`: the customer as the waiting set names it (`WebhookQueueMember`).
+    public static func webhookBacklog(endpoint: String, member: String) -> String {
+        "webhooks:" + endpoint + ":backlog:" + member
+    }
+
+    public static func webhookDeadLetters(endpoint: String) -> String { "webhooks:" + endpoint + ":dead" }
+
+    public static func webhookDeadLetter(endpoint: String, eventId: String) -> String {
+        "webhooks:" + endpoint + ":dead:" + eventId
     }
 
     /// The queue of notifications waiting to be applied.

@@ -178,5 +178,6 @@ struct CatalogExampleTests {
         #expect(Set(catalog.products.values.compactMap(\.type)) == Set(ProductType.allCases))
         #expect(catalog.products.values.contains { $0.type == nil }, "a product of the type Apple signs")
         #expect(catalog.products.values.contains { $0.durationDays != nil })
+        #expect(Set(catalog.webhooks.map(\.format)) == Set(WebhookEndpoint.Format.allCases))
     }
 }

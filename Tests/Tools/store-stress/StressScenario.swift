@@ -25,6 +25,8 @@ enum StressScenario {
                                          append, again while the stream moved), every 4th
                                          also appending shared-<n>; prints one line each:
                                          appended ID SEQUENCE STREAM VERSION | duplicate ID SEQUENCE
+          fill-events STORE COUNT CUSTOMERS
+                                         COUNT events in the event log, over CUSTOMERS customers
           relay STORE                    moves every event still in an outbox into the event log
                                          (EventRelay.relayPending); prints how many it appended
           bench STORE N                  operations per second, one JSON line per operation
@@ -86,6 +88,8 @@ enum StressScenario {
             }
         case ("append-log", 3):
             try appendToLog(StoreOpener.open(locator), log: rest[0], count: number(rest[1]), streams: number(rest[2]))
+        case ("fill-events", 2):
+            try fillEvents(StoreOpener.open(locator), count: number(rest[0]), customers: number(rest[1]))
         case ("relay", 0):
             let catalog = Catalog(apps: [], entitlements: [:], products: [:], productsImplied: true)
             print(try EventRelay(store: StoreOpener.open(locator), catalog: catalog).relayPending(now: 1_780_272_000_000))

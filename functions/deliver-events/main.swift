@@ -1,0 +1,5 @@
+import FunctionRuntime
+import StorekeeperComposition
+import StorekeeperFunctions
+
+FunctionMain.run(DeliverEventsFunction.self, adapters: Adapters.init(environment:))
