@@ -36,6 +36,9 @@ deps:
 	@# The fake Apple servers the tests run (Tests/Support/fakes) sign and check JWTs with
 	@# Python's cryptography: an implementation independent of ours, so a wrong token fails.
 	@python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install -q cryptography
+	@# sign-offer's tests compare its signatures with those of Apple's own Python library
+	@# (app-store-server-library, PyPI), installed into var/python with what it needs.
+	@test -f var/python/appstoreserverlibrary/jws_signature_creator.py || python3 -m pip install -q --target var/python app-store-server-library
 
 build: deps
 	$(SWIFT) build

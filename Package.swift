@@ -33,6 +33,7 @@ let functionNames = [
     "revoke-grant",
     "delete-customer",
     "merge-customers",
+    "sign-offer",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links
