@@ -62,6 +62,9 @@ extension SignOfferFunction.Request {
         if let field = given.subtracting(kind.fields).map(\.stringValue).sorted().first {
             throw FunctionError.badInput(message: "kind \(kind.rawValue) takes no \(field)")
         }
+        if userId != nil, winBackOffer != true, decideEligibility != true {
+            throw FunctionError.badInput(message: "userId is read by the checks only (winBackOffer, decideEligibility)")
+        }
         return kind
     }
 

@@ -27,11 +27,12 @@ struct SignOfferCheckTests {
          "not one of this deployment's apps"),
         (["kind": "promotionalOffer", "productId": "p", "offerId": "o", "signature": "x"], "unknown_field", "signature"),
         (["productId": "p", "offerId": "o"], "invalid_request", "kind"),
+        (["kind": "promotionalOfferV2", "productId": "p", "offerId": "o", "userId": "user-1"], "invalid_request", "checks only"),
     ] }
 
-    @Test func everyBadRequestIsRun() { #expect(Self.badRequests.count == 14, "the arguments below cover them all") }
+    @Test func everyBadRequestIsRun() { #expect(Self.badRequests.count == 15, "the arguments below cover them all") }
 
-    @Test(arguments: 0..<14)
+    @Test(arguments: 0..<15)
     func badInputIsRefusedWithAStableCode(_ index: Int) throws {
         let (request, code, message) = Self.badRequests[index]
         let answer = try OfferWorld().run(request)
