@@ -33,6 +33,7 @@ let functionNames = [
     "revoke-grant",
     "delete-customer",
     "merge-customers",
+    "list-events",
     "sign-offer",
 ]
 

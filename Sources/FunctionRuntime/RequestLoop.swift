@@ -36,6 +36,8 @@ final class RequestLoop<Handler: FunctionHandler> {
     /// Serves everything on `input`; returns the process exit code.
     /// `cgiEnvironment` is the whole process environment when the CGI door is in use.
     func serve(input: any InputSource, cgiEnvironment: [String: String]?) -> Int32 {
+        // The input is answered: the handler may finish what it deferred (FunctionHandler.inputEnded).
+        defer { if case .success(let handler)? = builtHandler { handler.inputEnded() } }
         do {
             if let cgiEnvironment {
                 try serveCGI(input: input, environment: cgiEnvironment)

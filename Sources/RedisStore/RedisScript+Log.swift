@@ -35,15 +35,23 @@ extension RedisScript {
         local from = math.max(tonumber(redis.call('GET', KEYS[4]) or '0'), tonumber(ARGV[1])) + 1
         local to = math.min(last, from + tonumber(ARGV[2]) - 1)
         local out = { from }
-        if from <= to then
-          for sequence = from, to do
-            local field = string.format('%d', sequence)
-            local meta = redis.call('HGET', KEYS[6], field)
-            local bytes = redis.call('HGET', KEYS[5], field)
-            if not meta or not bytes then error('storekeeper: log entry ' .. field .. ' is missing') end
-            out[#out + 1] = meta
-            out[#out + 1] = bytes
+        -- HMGET in slices: two calls per 500 entries rather than two per entry, and never
+        -- more arguments at once than Lua's C stack takes.
+        local start = from
+        while start <= to do
+          local stop = math.min(to, start + 499)
+          local fields = {}
+          for sequence = start, stop do fields[#fields + 1] = string.format('%d', sequence) end
+          local metas = redis.call('HMGET', KEYS[6], unpack(fields))
+          local entries = redis.call('HMGET', KEYS[5], unpack(fields))
+          for index = 1, #fields do
+            if not metas[index] or not entries[index] then
+              error('storekeeper: log entry ' .. fields[index] .. ' is missing')
+            end
+            out[#out + 1] = metas[index]
+            out[#out + 1] = entries[index]
           end
+          start = stop + 1
         end
         return out
         """)

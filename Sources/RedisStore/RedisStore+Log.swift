@@ -94,21 +94,36 @@ extension RedisStore {
     }
 
     private static func logEntry(meta: [UInt8], bytes: [UInt8], sequence: Int64) throws(StoreError) -> LogEntry {
-        let fail = StoreError(.failed, "readLog: the metadata of log entry \(sequence) was not written by this adapter")
-        var numbers: [Int64] = []
-        var start = meta.startIndex
-        while numbers.count < 3 {
-            guard let space = meta[start...].firstIndex(of: UInt8(ascii: " ")),
-                  let number = Int64(String(decoding: meta[start..<space], as: UTF8.self)) else { throw fail }
-            numbers.append(number)
-            start = space + 1
+        var position = 0
+        guard let version = decimal(in: meta, at: &position), let recordedAt = decimal(in: meta, at: &position),
+              let idLength = decimal(in: meta, at: &position), idLength >= 0, idLength <= meta.count - position else {
+            throw StoreError(.failed, "readLog: the metadata of log entry \(sequence) was not written by this adapter")
         }
-        let (version, recordedAt, idLength) = (numbers[0], numbers[1], numbers[2])
-        guard idLength >= 0, idLength <= meta.count - start else { throw fail }
-        let idEnd = start + Int(idLength)
-        let id = String(decoding: meta[start..<idEnd], as: UTF8.self)
+        let idEnd = position + Int(idLength)
+        let id = String(decoding: meta[position..<idEnd], as: UTF8.self)
         let stream = version > 0 ? String(decoding: meta[idEnd...], as: UTF8.self) : nil
         return LogEntry(sequence: sequence, id: id, stream: stream, streamVersion: version, recordedAt: recordedAt, bytes: bytes)
+    }
+
+    /// The decimal number at `position` (an optional '-', then digits) and the space after it,
+    /// which `position` then passes; nil when there is none or it overflows. By hand: a read
+    /// of a page parses hundreds of these.
+    private static func decimal(in bytes: [UInt8], at position: inout Int) -> Int64? {
+        let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
+        var index = negative ? position + 1 : position
+        var value: Int64 = 0
+        let firstDigit = index
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+            let digit = Int64(bytes[index] - UInt8(ascii: "0"))
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowAdding) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !overflow, !overflowAdding else { return nil }
+            value = next
+            index += 1
+        }
+        guard index > firstDigit, index < bytes.count, bytes[index] == UInt8(ascii: " ") else { return nil }
+        position = index + 1
+        return value
     }
 
     /// A decimal bulk string, or nil for an absent key or field.

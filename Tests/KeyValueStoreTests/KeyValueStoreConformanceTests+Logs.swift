@@ -1,4 +1,5 @@
 import StorekeeperCore
+import StorekeeperTesting
 import Testing
 
 /// The append-only log (`appendToLog` and the reads beside it), as `KeyValueStore` words it.
@@ -168,5 +169,52 @@ extension KeyValueStoreConformanceTests {
         #expect(try store.trimLog(Self.log, recordedBefore: 2_000, limit: 100) == 4)
         #expect(try store.logSequence(Self.log, id: "id with spaces 7 3 🙂") == nil)
         #expect(try store.logBounds(Self.log) == LogBounds(first: 5, last: 6))
+    }
+}
+
+extension KeyValueStoreConformanceTests {
+    /// A seeded run of appends (new ids, known ids, stale and current versions), reads and
+    /// trims: every answer of the store equals MemoryStore's, the reference model, step by step.
+    @Test(arguments: StoreBackend.all)
+    func aRandomRunAnswersAsTheModelDoes(backend: StoreBackend) throws {
+        let store = try backend.makeStore()
+        let model = MemoryStore()
+        var random = SeededGenerator(seed: 0x1_5EED)
+        var clock: Int64 = 0
+        for step in 0..<400 {
+            clock += Int64(random.next(upperBound: UInt64(3)))
+            let choice = random.next(upperBound: UInt64(10))
+            let stream: String? = random.next(upperBound: UInt64(4)) == 0 ? nil : "user-\(random.next(upperBound: UInt64(4)))"
+            switch choice {
+            case 0..<6:
+                // Ids repeat now and then; the version is right most of the time, stale sometimes.
+                let id = "e-\(random.next(upperBound: UInt64(300)))"
+                let current = try stream.map { try model.logStreamVersion(Self.log, stream: $0) } ?? 0
+                let expected = random.next(upperBound: UInt64(5)) == 0 ? current - 1 : current
+                let entry = Self.entry(id, stream: stream, expected: expected, at: clock, bytes: Array("\(step)".utf8))
+                #expect(try store.appendToLog(Self.log, entry) == model.appendToLog(Self.log, entry), "step \(step)")
+            case 6..<8:
+                let after = Int64(random.next(upperBound: UInt64(250))) - 5
+                let limit = Int(random.next(upperBound: UInt64(40)))
+                #expect(try store.readLog(Self.log, after: after, limit: limit) == model.readLog(Self.log, after: after, limit: limit),
+                        "step \(step)")
+            case 8:
+                let before = clock - Int64(random.next(upperBound: UInt64(100)))
+                let limit = Int(random.next(upperBound: UInt64(20)))
+                #expect(try store.trimLog(Self.log, recordedBefore: before, limit: limit)
+                        == model.trimLog(Self.log, recordedBefore: before, limit: limit), "step \(step)")
+            default:
+                let id = "e-\(random.next(upperBound: UInt64(300)))"
+                #expect(try store.logSequence(Self.log, id: id) == model.logSequence(Self.log, id: id), "step \(step)")
+                if let stream {
+                    #expect(try store.logStreamVersion(Self.log, stream: stream) == model.logStreamVersion(Self.log, stream: stream))
+                }
+            }
+            #expect(try store.logBounds(Self.log) == model.logBounds(Self.log), "step \(step)")
+        }
+        #expect(try store.readLog(Self.log, after: 0, limit: 1_000) == model.readLog(Self.log, after: 0, limit: 1_000))
+        // The run did what it is for: many appends, and trims that took entries away.
+        let bounds = try model.logBounds(Self.log)
+        #expect(bounds.last > 100 && (bounds.first ?? .max) > 1, "\(bounds)")
     }
 }

@@ -79,7 +79,7 @@ extension KeyValueStoreConformanceTests {
         let results = try await StressProcess.runTogether([["bench", try backend.makeLocator(), "200"]])
         Self.expectAllSucceeded(results)
         let lines = try #require(results.first).lines
-        #expect(lines.count == 8)
+        #expect(lines.count == 10)
         for line in lines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect((object?["per_second"] as? Int ?? 0) > 0, "\(line)")

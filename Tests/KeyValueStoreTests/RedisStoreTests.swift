@@ -188,6 +188,35 @@ struct RedisStoreTests {
         for key in keys { #expect(QueueKeys.slotName(of: key) == Array("mail".utf8)) }
     }
 
+    @Test func everyLogKeyCarriesTheLogsHashTag() throws {
+        let server = try RedisTestServer.start()
+        defer { server.stop() }
+        let store = try RedisStore(url: server.url())
+        for index in 1...3 {
+            _ = try store.appendToLog("{events}", LogAppend(id: "e-\(index)", stream: index == 2 ? nil : "user-1",
+                                                            expectedStreamVersion: index == 3 ? 1 : 0, recordedAt: Int64(index), bytes: [1]))
+        }
+        #expect(try store.trimLog("{events}", recordedBefore: 2, limit: 10) == 1)
+        let keys = try RedisStore.strings(store.run(["KEYS", "*"], "test"), "test").sorted()
+        #expect(keys == ["{events}:entries", "{events}:ids", "{events}:last", "{events}:meta", "{events}:streams", "{events}:trimmed"])
+        for key in keys { #expect(QueueKeys.slotName(of: key) == Array("events".utf8)) }
+        // A name without a tag gets one: `events` and `{events}` are one log.
+        #expect(try store.logBounds("events") == LogBounds(first: 2, last: 3))
+        // Each log entry is one field of each hash, by decimal sequence: no key per entry.
+        #expect(try store.run(["HKEYS", "{events}:entries"], "test") == .array([.string(Array("2".utf8)), .string(Array("3".utf8))]))
+    }
+
+    @Test func unreadableLogMetadataIsAFailureNotAGuess() throws {
+        let server = try RedisTestServer.start()
+        defer { server.stop() }
+        let store = try RedisStore(url: server.url())
+        _ = try store.appendToLog("{events}", LogAppend(id: "e-1", stream: nil, expectedStreamVersion: 0, recordedAt: 1, bytes: [1]))
+        _ = try store.run(["HSET", "{events}:meta", "1", "garbage"], "test")
+        #expect(throws: StoreError.self) { try store.readLog("{events}", after: 0, limit: 10) }
+        #expect(throws: StoreError.self) { try store.trimLog("{events}", recordedBefore: 10, limit: 10) }
+        #expect(try store.logBounds("{events}") == LogBounds(first: 1, last: 1), "nothing was trimmed")
+    }
+
     // MARK: Connections
 
     @Test func aClosedPortIsUnavailableAtOnce() throws {
@@ -379,7 +408,8 @@ struct RedisStoreTests {
         let server = try RedisTestServer.start()
         defer { server.stop() }
         let store = try RedisStore(url: server.url())
-        let scripts: [RedisScript] = [.writeValue, .enqueue, .setIfAbsentAndEnqueue, .claim, .acknowledge, .release, .pendingCount]
+        let scripts: [RedisScript] = [.writeValue, .enqueue, .setIfAbsentAndEnqueue, .claim, .acknowledge, .release, .pendingCount,
+                                      .appendToLog, .readLog, .trimLog]
         for script in scripts {
             let loaded = try store.run(["SCRIPT", "LOAD", script.source], "test")
             #expect(loaded == .string(Array(script.sha1.utf8)), "\(script.name)")

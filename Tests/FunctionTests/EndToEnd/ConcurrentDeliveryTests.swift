@@ -40,6 +40,7 @@ extension EndToEnd {
             let report = try deployment.work()
             var once = NotificationProcessor.Report()
             once.applied = 1
+            once.events = 1
             #expect(report == once, "\(report)")
             #expect(try deployment.store.pendingJobs() == 0)
             #expect(try deployment.store.deadLetters().isEmpty)

@@ -39,6 +39,20 @@ struct StoreBenchmark {
         try measure("acknowledge") { index in
             _ = try store.acknowledge(claimed[index])
         }
+        // The event log: what the relay pays per event (a customer's version read, then the
+        // append at it, ten customers taking turns), and a list-events page of 100.
+        let event = Array(repeating: UInt8(ascii: "e"), count: 1_024)
+        try measure("log append (version read + append)") { index in
+            let stream = "bench-customer-\(index % 10)"
+            let version = try store.logStreamVersion("{bench}", stream: stream)
+            guard case .appended = try store.appendToLog("{bench}", LogAppend(
+                id: "bench-event-\(index)", stream: stream, expectedStreamVersion: version, recordedAt: 0, bytes: event)) else {
+                throw StoreError(.failed, "an append refused with no other writer")
+            }
+        }
+        try measure("log read (100 after a sequence)") { index in
+            _ = try store.readLog("{bench}", after: Int64(index % max(operations - 100, 1)), limit: 100)
+        }
         // In this process, so without exec and dynamic loading; `spawn-timer -- store-stress
         // open STORE` gives the whole-process figure.
         try measure("open existing store, then close") { _ in

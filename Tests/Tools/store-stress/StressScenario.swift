@@ -25,6 +25,8 @@ enum StressScenario {
                                          append, again while the stream moved), every 4th
                                          also appending shared-<n>; prints one line each:
                                          appended ID SEQUENCE STREAM VERSION | duplicate ID SEQUENCE
+          relay STORE                    moves every event still in an outbox into the event log
+                                         (EventRelay.relayPending); prints how many it appended
           bench STORE N                  operations per second, one JSON line per operation
         STORE is sqlite:<path> or redis://host:port/db. STORE_STRESS_START_AT (milliseconds since 1970) makes the
         process wait until then before opening the store, so racing processes start together.
@@ -84,6 +86,9 @@ enum StressScenario {
             }
         case ("append-log", 3):
             try appendToLog(StoreOpener.open(locator), log: rest[0], count: number(rest[1]), streams: number(rest[2]))
+        case ("relay", 0):
+            let catalog = Catalog(apps: [], entitlements: [:], products: [:], productsImplied: true)
+            print(try EventRelay(store: StoreOpener.open(locator), catalog: catalog).relayPending(now: 1_780_272_000_000))
         case ("bench", 1):
             try StoreBenchmark(store: StoreOpener.open(locator), operations: number(rest[0]),
                                reopen: { try StoreOpener.open(locator) }).run()
