@@ -196,5 +196,6 @@ struct CatalogExampleTests {
         #expect(Set(catalog.products.values.compactMap(\.type)) == Set(ProductType.allCases))
         #expect(catalog.products.values.contains { $0.type == nil }, "a product of the type Apple signs")
         #expect(catalog.products.values.contains { $0.durationDays != nil })
+        #expect(catalog.products.values.contains { $0.subscriptionGroupIdentifier != nil }, "a subscription group (sign-offer)")
     }
 }
