@@ -40,6 +40,9 @@ deps:
 	@# standardwebhooks package (PyPI): pure Python, installed into var/python for whichever
 	@# python3 the tests find (Debian's refuses a system-wide pip install).
 	@test -f var/python/standardwebhooks/__init__.py || python3 -m pip install -q --target var/python standardwebhooks
+	@# sign-offer's tests compare its signatures with those of Apple's own Python library
+	@# (app-store-server-library, PyPI), installed into var/python with what it needs.
+	@test -f var/python/appstoreserverlibrary/jws_signature_creator.py || python3 -m pip install -q --target var/python app-store-server-library
 
 build: deps
 	$(SWIFT) build

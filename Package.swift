@@ -37,6 +37,7 @@ let functionNames = [
     "replay-events",
     "list-events",
     "export-data",
+    "sign-offer",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

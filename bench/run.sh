@@ -267,6 +267,26 @@ printf '{"receiptData":"%s","dryRun":true}' "$(tr -d '\n' < Tests/Fixtures/recei
 receipt=$(APPSTORE_RECEIPT_ROOT_CERTS=Tests/Fixtures/receipts/pki/receipt-root.pem "$timer" -n "$RUNS" -w 20 -i "$out/receipt-request.json" -- "$BIN/migrate-receipt" | tee "$out/migrate-receipt.json")
 printf '  %-44s %8s us  (peak RSS %s KiB)\n' "migrate-receipt, dry run of 4 purchases" "$(field median_us <<<"$receipt")" "$(field max_rss_kib <<<"$receipt")"
 
+# sign-offer (issue 16): one signature per process, each kind, with the test PKI's subscription
+# offer key; no store is opened (no check asked for).
+offer_kinds=(
+  'promotionalOffer|{"kind":"promotionalOffer","productId":"com.example.pro.monthly","offerId":"spring","appAccountToken":"8e1a2f47-0c55-4c0b-9a3e-5d7b6c1f2e90"}'
+  'promotionalOfferV2|{"kind":"promotionalOfferV2","productId":"com.example.pro.monthly","offerId":"spring","transactionId":"2000000123"}'
+  'introductoryOfferEligibility|{"kind":"introductoryOfferEligibility","productId":"com.example.pro.yearly","allowIntroductoryOffer":false,"transactionId":"2000000123"}'
+  'advancedCommerceInApp|{"kind":"advancedCommerceInApp","request":{"operation":"CREATE_ONE_TIME_CHARGE","version":"1","currency":"USD","taxCode":"C003-00-2","requestInfo":{"requestReferenceId":"3c0f2d5e-9b1a-4f6e-8a2d-7c4b1e0f9a63"},"item":{"SKU":"BOOK_0001","displayName":"A book","description":"One book","price":4990}}}'
+)
+export APPSTORE_OFFER_KEY_ID=BENCHOFFER APPSTORE_OFFER_PRIVATE_KEY=Tests/Fixtures/pki/subscription-offer-key.p8 \
+  APPSTORE_ISSUER_ID=57246542-96fe-1a63-e053-0824d011072a
+for entry in "${offer_kinds[@]}"; do
+  kind=${entry%%|*}
+  echo "${entry#*|}" > "$out/sign-offer-$kind.json"
+  grep -q '"signature"' <("$BIN/sign-offer" < "$out/sign-offer-$kind.json" 2>/dev/null) \
+    || { echo "sign-offer did not sign the bench $kind" >&2; exit 1; }
+  offer=$("$timer" -n "$RUNS" -w 20 -i "$out/sign-offer-$kind.json" -- "$BIN/sign-offer" | tee "$out/sign-offer-$kind.timing.json")
+  printf '  %-44s %8s us  (peak RSS %s KiB)\n' "sign-offer, $kind" "$(field median_us <<<"$offer")" "$(field max_rss_kib <<<"$offer")"
+done
+unset APPSTORE_OFFER_KEY_ID APPSTORE_OFFER_PRIVATE_KEY APPSTORE_ISSUER_ID
+
 # ---------------------------------------------------------------------------------------
 # Peak memory (issue "Speed"): every function, one request per process. Each function's golden
 # examples are its requests, with the heavier requests timed above folded in.

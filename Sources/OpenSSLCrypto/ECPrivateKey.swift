@@ -45,6 +45,12 @@ public final class ECPrivateKey: @unchecked Sendable {
         return try ECDSASignatureEncoding.derToRaw(der, coordinateByteCount: 32)
     }
 
+    /// Signs `message` with ECDSA over SHA-256; returns the DER form (SEQUENCE of r and s),
+    /// what the original promotional offer signature carries.
+    public func signECDSASHA256DER(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+        try key.signSHA256(message, scheme: .ecdsa)
+    }
+
     /// The key as unencrypted PKCS#8 PEM, the same shape as an App Store Connect .p8.
     public func pkcs8PEM() throws(CryptoError) -> String {
         try key.pkcs8PEM()

@@ -50,6 +50,7 @@ import Testing
         add(SignInErrorKind.self)
         add(TransactionIngest.MismatchErrorKind.self)
         add(SupportErrorKind.self)
+        add(OfferErrorKind.self)
         for entry in AppStoreAPIErrorCode.all { add(entry.name, entry.disposition) }
         for (code, disposition) in patterns { add(code, disposition) }
         return rows

@@ -114,14 +114,19 @@ public struct CatalogProduct: Sendable, Equatable {
     public var durationDays: Int?
     /// Sorted; empty for consumables.
     public var entitlements: [String]
+    /// An auto-renewable subscription's group (App Store Connect's subscription group id, the
+    /// `subscriptionGroupIdentifier` Apple signs): who had any subscription of the group has
+    /// no introductory offer left (sign-offer's `decideEligibility`).
+    public var subscriptionGroupIdentifier: String?
 
     public init(productId: String, bundleId: String, type: ProductType? = nil, durationDays: Int? = nil,
-                entitlements: [String]) {
+                entitlements: [String], subscriptionGroupIdentifier: String? = nil) {
         self.productId = productId
         self.bundleId = bundleId
         self.type = type
         self.durationDays = durationDays
         self.entitlements = entitlements.sorted()
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
     }
 }
 

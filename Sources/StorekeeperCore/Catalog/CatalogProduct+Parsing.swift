@@ -1,6 +1,6 @@
 /// One entry of the catalog's `products`.
 extension CatalogProduct {
-    static let keys = ["bundleId", "type", "durationDays", "entitlements"]
+    static let keys = ["bundleId", "type", "durationDays", "entitlements", "subscriptionGroupIdentifier"]
     /// A hundred years: longer is a typo, and the end date must stay far from overflowing.
     static let maximumDurationDays: Int64 = 36_500
 
@@ -24,6 +24,7 @@ extension CatalogProduct {
             }
             durationDays = Int(try duration.integer(in: 1...maximumDurationDays))
         }
+        let group = try subscriptionGroup(keys["subscriptionGroupIdentifier"], type: type)
         var granted: [String] = []
         if let list = keys["entitlements"] {
             granted = try list.strings()
@@ -36,7 +37,18 @@ extension CatalogProduct {
             }
         }
         return CatalogProduct(productId: productId, bundleId: bundleId, type: type, durationDays: durationDays,
-                              entitlements: granted)
+                              entitlements: granted, subscriptionGroupIdentifier: group)
+    }
+
+    /// Only an auto-renewable subscription (or a product of the type Apple signs) has a group.
+    private static func subscriptionGroup(_ field: CatalogField?, type: ProductType?) throws(CatalogError) -> String? {
+        guard let field else { return nil }
+        guard type == nil || type == .autoRenewable else {
+            throw field.error(.invalidValue, "only an AutoRenewable product belongs to a subscription group")
+        }
+        let group = try field.string()
+        guard !group.isEmpty, group.count <= 64 else { throw field.error(.invalidValue, "must be 1 to 64 characters") }
+        return group
     }
 
     /// The app a product names, or the only one.

@@ -231,12 +231,14 @@ cp "$work/db-intermediate/index.txt.attr" "$work/index.txt.attr"
 # --- Apple-style keys for the API clients and fake Apple servers --------------------
 ec_key appstore-api-key P-256
 ec_key siwa-key P-256
+ec_key subscription-offer-key P-256
 openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$work/appleid-rsa.key" 2>/dev/null
-for k in appstore-api-key siwa-key appleid-rsa; do
+for k in appstore-api-key siwa-key subscription-offer-key appleid-rsa; do
     openssl pkey -in "$work/$k.key" -pubout -out "$work/$k.pub.pem"
 done
 mv "$work/appstore-api-key.key" "$work/appstore-api-key.p8"
 mv "$work/siwa-key.key" "$work/siwa-key.p8"
+mv "$work/subscription-offer-key.key" "$work/subscription-offer-key.p8"
 
 # --- install into the output folder ------------------------------------------------
 certs=(root intermediate leaf leaf-expired leaf-no-oid leaf-revoked ocsp-responder
@@ -250,6 +252,7 @@ done
 cp "$work/index.txt" "$work/index.txt.attr" \
    "$work/appstore-api-key.p8" "$work/appstore-api-key.pub.pem" \
    "$work/siwa-key.p8" "$work/siwa-key.pub.pem" \
+   "$work/subscription-offer-key.p8" "$work/subscription-offer-key.pub.pem" \
    "$work/appleid-rsa.key" "$work/appleid-rsa.pub.pem" "$out/"
 # Test keys, not secrets: same mode as a git checkout gives them.
 chmod 0644 "$out"/*.pem "$out"/*.cer "$out"/*.key "$out"/*.p8 "$out"/index.txt "$out"/index.txt.attr

@@ -94,6 +94,24 @@ struct CatalogParsingTests {
                       .unknownKey, at: #"products["p"].entitlement"#)
     }
 
+    @Test func aSubscriptionGroupBelongsToAutoRenewableProductsOnly() throws {
+        let app = #"{"apps": [{"bundleId": "com.a", "appAppleId": 1}], "entitlements": {"pro": {}}, "#
+        let catalog = try parse(app + #""products": {"m": {"entitlements": ["pro"], "subscriptionGroupIdentifier": "21000001"},"#
+                                + #" "y": {"type": "AutoRenewable", "entitlements": ["pro"], "subscriptionGroupIdentifier": "21000001"},"#
+                                + #" "l": {"type": "NonConsumable", "entitlements": ["pro"]}}}"#)
+        #expect(catalog.product("m")?.subscriptionGroupIdentifier == "21000001")
+        #expect(catalog.product("y")?.subscriptionGroupIdentifier == "21000001")
+        #expect(catalog.product("l")?.subscriptionGroupIdentifier == nil)
+        for type in ["NonConsumable", "Consumable", "NonRenewingSubscription"] {
+            expectMistake(app + #""products": {"x": {"type": ""# + type + #"", "subscriptionGroupIdentifier": "1"}, "m": {"entitlements": ["pro"]}}}"#,
+                          .invalidValue, at: #"products["x"].subscriptionGroupIdentifier"#)
+        }
+        for bad in ["\"\"", "1", "\"" + String(repeating: "9", count: 65) + "\""] {
+            expectMistake(app + #""products": {"m": {"entitlements": ["pro"], "subscriptionGroupIdentifier": "# + bad + "}}}",
+                          .invalidValue, at: #"products["m"].subscriptionGroupIdentifier"#)
+        }
+    }
+
     @Test func productTypesAndDurations() {
         let app = #"{"apps": [{"bundleId": "com.a", "appAppleId": 1}], "#
         expectMistake(app + #""products": {"com.x": {"type": "Subscription"}}}"#, .unknownProductType, at: #"products["com.x"].type"#)
@@ -179,5 +197,6 @@ struct CatalogExampleTests {
         #expect(catalog.products.values.contains { $0.type == nil }, "a product of the type Apple signs")
         #expect(catalog.products.values.contains { $0.durationDays != nil })
         #expect(Set(catalog.webhooks.map(\.format)) == Set(WebhookEndpoint.Format.allCases))
+        #expect(catalog.products.values.contains { $0.subscriptionGroupIdentifier != nil }, "a subscription group (sign-offer)")
     }
 }
