@@ -62,8 +62,9 @@ extension EntitlementRepository {
         let event = Event.standalone(fact, type: type, purchase: purchase, latest: record?.latestTransaction,
                                      customerId: customer, environment: nil, recordedAt: recordedAt)
         let key = StoreKeys.standaloneEvent(event.id)
-        let markers = try EventOutbox.markNew(in: [event], since: nil, key: key, kind: .standalone, store: store)
+        // A redelivered notification finds its event waiting or in the log already: no marker again.
         guard try store.get(key) == nil, try EventLog(store: store).sequence(of: event.id) == nil else { return }
+        let markers = try EventOutbox.markNew(in: [event], since: nil, key: key, kind: .standalone, store: store)
         try store.set(key, record: StandaloneEvent(outbox: [event]), expiresIn: nil)
         events?.relay(markers, store: store)
     }

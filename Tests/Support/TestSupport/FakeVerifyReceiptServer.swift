@@ -38,22 +38,8 @@ public final class FakeVerifyReceiptServer: @unchecked Sendable {
             Self.script, "--secret", secret, "--roots", rootsPath, "--port-file", portFile,
             "--renewals", renewalsFile.path, "--log", directory.appendingPathComponent("requests.log").path,
         ], stderr: directory.appendingPathComponent("stderr.log").path)
-        // The port file appears (written whole, then renamed) once the server listens.
-        let deadline = Date().addingTimeInterval(20)
-        var port: Int?
-        while port == nil && Date() < deadline {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8) { port = Int(text) }
-            if port == nil {
-                if process.poll() != nil { break }
-                usleep(20_000)
-            }
-        }
-        guard let port else {
-            process.killAndWait()
-            let log = (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
-            throw SpawnedProcess.Failure("fake verifyReceipt did not start: \(log)")
-        }
-        self.port = port
+        port = try process.awaitPort(in: portFile, stderrFile: directory.appendingPathComponent("stderr.log").path,
+                                     name: "fake verifyReceipt")
     }
 
     /// What it was asked, one entry a request: path, the status it answered, and

@@ -166,6 +166,21 @@ public final class SpawnedProcess: @unchecked Sendable {
         return (killAndWait(), true)
     }
 
+    /// For a server that writes its port to `portFile` once it listens (written whole, then
+    /// renamed): that port, within 20 s. A server that exits or never writes it is killed, and
+    /// the failure names it (`name`) with its stderr (`stderrFile`).
+    public func awaitPort(in portFile: String, stderrFile: String, name: String) throws -> Int {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) { return port }
+            if poll() != nil { break }
+            usleep(20_000)
+        }
+        killAndWait()
+        let log = (try? String(contentsOfFile: stderrFile, encoding: .utf8)) ?? ""
+        throw Failure("\(name) did not start: \(log)")
+    }
+
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
         public init(_ description: String) { self.description = description }

@@ -70,21 +70,8 @@ public final class WebhookReceiver: @unchecked Sendable {
         environment["PYTHONPATH"] = ([Self.packages] + (environment["PYTHONPATH"].map { [$0] } ?? [])).joined(separator: ":")
         process = try SpawnedProcess.spawn(python, arguments, environment: environment,
                                            stderr: directory.appendingPathComponent("stderr.log").path)
-        let deadline = Date().addingTimeInterval(20)
-        var port: Int?
-        while port == nil && Date() < deadline {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8) { port = Int(text) }
-            if port == nil {
-                if process.poll() != nil { break }
-                usleep(20_000)
-            }
-        }
-        guard let port else {
-            process.killAndWait()
-            let log = (try? String(contentsOf: directory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
-            throw SpawnedProcess.Failure("the webhook receiver did not start: \(log)")
-        }
-        self.port = port
+        port = try process.awaitPort(in: portFile, stderrFile: directory.appendingPathComponent("stderr.log").path,
+                                     name: "the webhook receiver")
     }
 
     /// How `path` answers from now on.
