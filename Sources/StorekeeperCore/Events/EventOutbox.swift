@@ -35,6 +35,9 @@ enum EventOutbox {
         var kind: Kind
         var key: String
         var eventId: String
+        /// The outbox as the marking writer wrote it: its own relay, right after the write,
+        /// then reads nothing back. Not part of the stored member.
+        var written: [Event]? = nil
 
         /// Fixed-width milliseconds first, so members sort oldest first.
         var member: String {
@@ -67,8 +70,9 @@ enum EventOutbox {
         let now = Date().millisecondsSince1970
         var markers: [Marker] = []
         for event in outbox where !known.contains(event.id) {
-            let marker = Marker(markedAt: now, kind: kind, key: key, eventId: event.id)
+            var marker = Marker(markedAt: now, kind: kind, key: key, eventId: event.id)
             try store.addToSet(StoreKeys.eventOutboxes, marker.member)
+            marker.written = outbox
             markers.append(marker)
         }
         return markers

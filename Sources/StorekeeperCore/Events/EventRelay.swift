@@ -60,7 +60,9 @@ public struct EventRelay {
         var seenKeys: Set<String> = []
         for marker in markers where seenKeys.insert(marker.key).inserted {
             let sameKey = markers.filter { $0.key == marker.key }
-            let outbox = try self.outbox(of: marker)
+            // A writer's own markers carry what it wrote; events a relay took out meanwhile are
+            // found in the log below and not appended twice.
+            let outbox = try sameKey.compactMap(\.written).last ?? self.outbox(of: marker)
             let positions = sameKey.compactMap { mark in outbox.firstIndex { $0.id == mark.eventId } }
             for orphan in sameKey where !outbox.contains(where: { $0.id == orphan.eventId }) { try settle(orphan) }
             guard let last = positions.max() else { continue }
