@@ -37,7 +37,7 @@ public struct CustomerRepository {
                 return .keep(Result<Value, any Error>.failure(error))
             }
             guard record != current else { return .keep(.success(value)) }
-            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .customer, store: store)
+            markers = try EventOutbox.markNew(in: &record.outbox, since: current?.outbox, key: key, kind: .customer, store: store)
             return .write(record, .success(value))
         }
         let value = try outcome.get()

@@ -42,7 +42,7 @@ extension EntitlementRepository {
                                                to: target, at: date, source: source))
             }
             record.customerId = target
-            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .entitlement, store: store)
+            markers = try EventOutbox.markNew(in: &record.outbox, since: current?.outbox, key: key, kind: .entitlement, store: store)
             return .write(record, ())
         }
         events?.relay(markers, store: store)
@@ -64,8 +64,9 @@ extension EntitlementRepository {
         let key = StoreKeys.standaloneEvent(event.id)
         // A redelivered notification finds its event waiting or in the log already: no marker again.
         guard try store.get(key) == nil, try EventLog(store: store).sequence(of: event.id) == nil else { return }
-        let markers = try EventOutbox.markNew(in: [event], since: nil, key: key, kind: .standalone, store: store)
-        try store.set(key, record: StandaloneEvent(outbox: [event]), expiresIn: nil)
+        var standalone = StandaloneEvent(outbox: [event])
+        let markers = try EventOutbox.markNew(in: &standalone.outbox, since: nil, key: key, kind: .standalone, store: store)
+        try store.set(key, record: standalone, expiresIn: nil)
         events?.relay(markers, store: store)
     }
 
@@ -85,7 +86,7 @@ extension EntitlementRepository {
                                                at: date, source: "support"))
             }
             record.customerId = target
-            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .purchase, store: store)
+            markers = try EventOutbox.markNew(in: &record.outbox, since: current?.outbox, key: key, kind: .purchase, store: store)
             return .write(record, ())
         }
         events?.relay(markers, store: store)

@@ -61,7 +61,7 @@ public struct EntitlementRepository {
                 // a record (reconciliation asks Apple about it), never a record nobody finds.
                 try store.addToSet(StoreKeys.subscriptionIndex, subscription.member)
             }
-            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .entitlement, store: store)
+            markers = try EventOutbox.markNew(in: &record.outbox, since: current?.outbox, key: key, kind: .entitlement, store: store)
             var written = update
             written.record = record
             return .write(record, .success(written))
@@ -322,7 +322,7 @@ public struct EntitlementRepository {
                 record.outbox.append(.of(event, type: type, purchase: purchase, latest: facts, customerId: customerId,
                                          recordedAt: recordedAt))
             }
-            markers = try EventOutbox.markNew(in: record.outbox, since: current?.outbox, key: key, kind: .purchase, store: store)
+            markers = try EventOutbox.markNew(in: &record.outbox, since: current?.outbox, key: key, kind: .purchase, store: store)
             return .write(record, ())
         }
         if let owner { try store.addToSet(StoreKeys.userPurchases(owner), purchase.member) }

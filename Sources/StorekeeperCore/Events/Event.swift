@@ -50,6 +50,9 @@ public struct Event: Codable, Sendable, Equatable {
     /// The customer after the change, as get-customer answers it, with `version`; null when
     /// the event is about no customer the store knows.
     public var customer: JSONValue?
+    /// The relay's `customer`, still the JSON bytes `CustomerSnapshot` encoded: `encoded()`
+    /// splices them in as they are. An event read from the log has `customer` instead.
+    var customerJSON: [UInt8]?
 
     public init(id: String, sequence: Int64 = 0, type: String, occurredAt: Int64, recordedAt: Int64, app: String? = nil,
                 environment: String? = nil, customerId: String? = nil, previousCustomerId: String? = nil,
@@ -88,10 +91,34 @@ public struct Event: Codable, Sendable, Equatable {
 
     /// The event as delivered and listed: its JSON, the same bytes every time.
     public func encoded() throws -> [UInt8] {
+        let bytes = Array(try Self.encoder.encode(self))
+        guard let customerJSON, customer == nil else { return bytes }
+        return try Self.splice(customerJSON, into: bytes)
+    }
+
+    /// Sorted keys: the same event always encodes to the same bytes.
+    static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(self))
+        return encoder
     }
+
+    /// Puts the customer's JSON where `"customer":null` is. That sequence occurs once: the key
+    /// is the event's own (no other field holds an object), and inside a string a quote is
+    /// always escaped.
+    static func splice(_ customer: [UInt8], into event: [UInt8]) throws -> [UInt8] {
+        let placeholder = Array(#""customer":null"#.utf8)
+        let valueOffset = placeholder.count - 4
+        guard let start = event.indices.dropLast(placeholder.count - 1).first(where: {
+            event[$0..<$0 + placeholder.count].elementsEqual(placeholder)
+        }) else {
+            throw EncodingError.invalidValue(customer, .init(codingPath: [], debugDescription: "no customer field"))
+        }
+        return Array(event[..<(start + valueOffset)]) + customer + event[(start + placeholder.count)...]
+    }
+
+    /// Whether the event is about a customer whose state it carries (which counts a version).
+    var carriesCustomer: Bool { customer != nil || customerJSON != nil }
 
     public static func decoded(_ bytes: [UInt8]) throws -> Event {
         try JSONDecoder().decode(Event.self, from: Data(bytes))

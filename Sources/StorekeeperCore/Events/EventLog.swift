@@ -40,7 +40,7 @@ public struct EventLog {
         var stored = event
         stored.sequence = 0
         return try store.appendToLog(StoreKeys.eventLog, LogAppend(
-            id: event.id, stream: event.customer == nil ? nil : event.customerId, expectedStreamVersion: expectedVersion,
+            id: event.id, stream: event.carriesCustomer ? event.customerId : nil, expectedStreamVersion: expectedVersion,
             recordedAt: event.recordedAt, bytes: try stored.encoded()))
     }
 

@@ -1,9 +1,10 @@
 import FoundationEssentials
 
-/// A record that carries the events of its changes (`outbox`) until the relay has moved them
-/// into the log: the event is written by the same compare-and-set as the change, so killed
-/// between the two, neither happened. On Redis Cluster that keeps the event in the record's own
-/// slot; only the relay touches the log's.
+/// A record that carries the events of its changes (`outbox`): the event is written by the same
+/// compare-and-set as the change, so killed between the two, neither happened. On Redis Cluster
+/// that keeps the event in the record's own slot; only the relay touches the log's. An event
+/// the relay has put in the log leaves the outbox with the record's next write (`markNew`),
+/// not by a write of its own.
 protocol EventCarrying: StoreRecord, Equatable {
     var outbox: [Event] { get set }
 }
@@ -62,11 +63,17 @@ enum EventOutbox {
     }
 
     /// Marks the events of `record`'s outbox that `current`'s did not have, before the write
-    /// that carries them; returns their markers.
+    /// that carries them; returns their markers. Events of `current`'s outbox that are in the
+    /// log by now are dropped from `outbox`: this write takes them out.
     @discardableResult
-    static func markNew(in outbox: [Event], since previous: [Event]?, key: String, kind: Kind,
+    static func markNew(in outbox: inout [Event], since previous: [Event]?, key: String, kind: Kind,
                         store: any KeyValueStore) throws(StoreError) -> [Marker] {
         let known = Set((previous ?? []).map(\.id))
+        var relayed: Set<String> = []
+        for id in known where try EventLog(store: store).sequence(of: id) != nil {
+            relayed.insert(id)
+        }
+        if !relayed.isEmpty { outbox.removeAll { relayed.contains($0.id) } }
         let now = Date().millisecondsSince1970
         var markers: [Marker] = []
         for event in outbox where !known.contains(event.id) {

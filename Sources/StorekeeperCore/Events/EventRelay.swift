@@ -72,7 +72,7 @@ public struct EventRelay {
             relayed.append((marker, Set(events.map(\.id))))
         }
         let appended = try append(due, now: now)
-        for (marker, ids) in relayed { try clear(ids, of: marker) }
+        for (marker, _) in relayed { try clear(marker) }
         for marker in markers where relayed.contains(where: { $0.ids.contains(marker.eventId) }) {
             try store.removeFromSet(StoreKeys.eventOutboxes, marker.member)
         }
@@ -97,30 +97,18 @@ public struct EventRelay {
         }
     }
 
-    /// Takes relayed events out of their record's outbox (compare-and-set: the record's other
-    /// changes meanwhile stay); a standalone event's record goes altogether.
-    private func clear(_ ids: Set<String>, of marker: EventOutbox.Marker) throws {
-        switch marker.kind {
-        case .entitlement: try clear(ids, from: marker.key, as: EntitlementRecord.self)
-        case .customer: try clear(ids, from: marker.key, as: CustomerRecord.self)
-        case .purchase: try clear(ids, from: marker.key, as: PurchaseRecord.self)
-        case .standalone: try store.delete(marker.key)
-        }
-    }
-
-    private func clear<Record: EventCarrying>(_ ids: Set<String>, from key: String, as type: Record.Type) throws {
-        try store.update(key, as: type, attempts: EntitlementRepository.compareAndSetAttempts) { (current) throws(StoreError) in
-            guard var record = current, record.outbox.contains(where: { ids.contains($0.id) }) else { return .keep(()) }
-            record.outbox.removeAll { ids.contains($0.id) }
-            return .write(record, ())
-        }
+    /// A relayed standalone event's record goes altogether; the other records keep relayed
+    /// events until their next write takes them out (`EventOutbox.markNew`): a write of their
+    /// own here would cost a whole record's read, decode, encode and write per event.
+    private func clear(_ marker: EventOutbox.Marker) throws {
+        if marker.kind == .standalone { try store.delete(marker.key) }
     }
 
     /// Appends events in order, each with its customer's state: read once per customer (after
     /// the customer's version), read again only when another relay moved that customer on.
     /// Returns how many were not in the log already.
     func append(_ events: [Event], now: Int64) throws -> Int {
-        var known: [String: (version: Int64, state: JSONValue)] = [:]
+        var known: [String: (version: Int64, state: [UInt8])] = [:]
         var appended = 0
         for event in events {
             guard try log.sequence(of: event.id) == nil else { continue }
@@ -137,7 +125,7 @@ public struct EventRelay {
                 let current = try known[customerId] ?? (log.version(ofCustomer: customerId),
                                                          snapshot(of: customerId, app: event.app, now: now))
                 var complete = event
-                complete.customer = Self.versioned(current.state, current.version + 1)
+                complete.customerJSON = CustomerSnapshot.versioned(current.state, current.version + 1)
                 switch try log.append(complete, expectedVersion: current.version) {
                 case .appended(_, let version):
                     known[customerId] = (version, current.state)
@@ -154,14 +142,8 @@ public struct EventRelay {
         return appended
     }
 
-    private func snapshot(of customerId: String, app: String?, now: Int64) throws -> JSONValue {
+    private func snapshot(of customerId: String, app: String?, now: Int64) throws -> [UInt8] {
         try CustomerSnapshot(store: store, catalog: catalog).state(of: customerId, app: app, now: now)
-    }
-
-    static func versioned(_ state: JSONValue, _ version: Int64) -> JSONValue {
-        guard case .object(var fields) = state else { return state }
-        fields["version"] = .number(Double(version))
-        return .object(fields)
     }
 }
 

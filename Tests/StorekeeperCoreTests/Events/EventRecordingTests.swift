@@ -53,7 +53,8 @@ struct EventRecordingTests {
         #expect(monthly["status"] == .string("expired"))
         #expect(last["history"] == nil, "the timeline is the events themselves")
         #expect(try store.setMembers(StoreKeys.eventOutboxes).isEmpty, "relayed at once, markers gone")
-        #expect(try repository.record(SubscriptionRef.testApp("1"))?.outbox.isEmpty == true)
+        #expect(try repository.record(SubscriptionRef.testApp("1"))?.outbox.map(\.type) == ["EXPIRATION"],
+                "each write takes out the events already in the log; the last waits for the next write")
 
         // Apple sends everything again: nothing changes, nothing is recorded.
         for fact in story.events { try repository.apply(fact) }
@@ -98,8 +99,13 @@ struct EventRecordingTests {
         #expect(try EventRelay(store: store, catalog: Self.catalog).relayPending(now: 1_780_272_000_000) == 1)
         #expect(try EventRelay(store: store, catalog: Self.catalog).relayPending(now: 1_780_272_000_000) == 0, "once")
         #expect(try events(in: store).map(\.type) == ["INITIAL_PURCHASE"])
-        #expect(try EntitlementRepository(store: store).record(SubscriptionRef.testApp("3"))?.outbox.isEmpty == true)
         #expect(try store.setMembers(StoreKeys.eventOutboxes).isEmpty)
+        // In the log, still in the outbox: the record's next write takes it out, once.
+        #expect(try EntitlementRepository(store: store).record(SubscriptionRef.testApp("3"))?.outbox.map(\.type) == ["INITIAL_PURCHASE"])
+        story.renew()
+        try EntitlementRepository(store: store, events: Self.recording()).apply(story.events[1])
+        #expect(try EntitlementRepository(store: store).record(SubscriptionRef.testApp("3"))?.outbox.map(\.type) == ["RENEWAL"])
+        #expect(try events(in: store).map(\.type) == ["INITIAL_PURCHASE", "RENEWAL"])
     }
 
     @Test func withoutARecordingTheEventsWaitForTheRelay() throws {
