@@ -20,6 +20,15 @@ extension StoreRecord {
     public static var storeJSONFormatting: JSONEncoder.OutputFormatting { [.sortedKeys, .withoutEscapingSlashes] }
 
     public func storeBytes() throws(StoreError) -> [UInt8] {
+        try jsonStoreBytes()
+    }
+
+    public init(storeBytes: [UInt8]) throws(StoreError) {
+        try self.init(jsonStoreBytes: storeBytes)
+    }
+
+    /// The default spelling, for a type that adds to it (`EntitlementRecord`'s decoded-record cache).
+    func jsonStoreBytes() throws(StoreError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = Self.storeJSONFormatting
         do {
@@ -29,7 +38,7 @@ extension StoreRecord {
         }
     }
 
-    public init(storeBytes: [UInt8]) throws(StoreError) {
+    init(jsonStoreBytes storeBytes: [UInt8]) throws(StoreError) {
         do {
             self = try JSONDecoder().decode(Self.self, from: Data(storeBytes))
         } catch {
