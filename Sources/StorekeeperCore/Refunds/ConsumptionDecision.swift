@@ -40,8 +40,14 @@ public enum ConsumptionDecision: Sendable, Equatable {
         } else {
             percentage = consumption?.consumptionPercentage ?? policy.consumptionPercentage
         }
-        let preference = policy.refundPreference(daysOfUse: daysOfUse(request),
+        var preference = policy.refundPreference(daysOfUse: daysOfUse(request),
                                                  reason: request.consumptionRequestReason.flatMap(ConsumptionRequestReason.init(rawValue:)))
+        // Apple takes GRANT_PRORATED of a product other than an auto-renewable subscription only
+        // with a consumption above 0 (and refuses the whole answer otherwise): no preference then.
+        if preference == .grantProrated, request.productType != TransactionType.autoRenewableSubscription.rawValue,
+           (percentage ?? 0) == 0 {
+            preference = nil
+        }
         return ConsumptionRequest(customerConsented: true, deliveryStatus: delivery,
                                   sampleContentProvided: policy.sampleContentProvided,
                                   consumptionPercentage: percentage, refundPreference: preference?.rawValue)

@@ -74,7 +74,8 @@ struct ConsumptionDecisionTests {
             let request = try F.request(F.notification("CONSUMPTION_REQUEST", uuid: "u\(days)", reason: reason,
                                                        purchaseDate: F.asked - days * F.day - 1))
             #expect(ConsumptionDecision.daysOfUse(request) == days)
-            guard case .send(let body) = decide(request, policy: policy) else {
+            // Consumed 10 %: a prorated refund is one Apple takes.
+            guard case .send(let body) = decide(request, consumption: consumption("DELIVERED", 10_000), policy: policy) else {
                 Issue.record("not sent")
                 continue
             }
@@ -85,6 +86,25 @@ struct ConsumptionDecisionTests {
             return
         }
         #expect(none.refundPreference == nil, "no policy: no preference")
+    }
+
+    /// Apple refuses GRANT_PRORATED for a consumable consumed 0 or not said: sent without a preference.
+    @Test func aProratedRefundNeedsAConsumptionAboveZeroExceptForSubscriptions() throws {
+        let policy = CatalogRefundPolicy(refundPreference: .grantProrated)
+        let consumable = try F.request(F.notification("CONSUMPTION_REQUEST", uuid: "c"))
+        let subscription = try F.request(F.notification("CONSUMPTION_REQUEST", uuid: "s", productType: "Auto-Renewable Subscription"))
+        let cases: [(RefundRequest, TransactionConsumption?, String?)] = [
+            (consumable, nil, nil), (consumable, consumption("DELIVERED", 0), nil),
+            (consumable, consumption("UNDELIVERED_OTHER", nil), nil),
+            (consumable, consumption("DELIVERED", 1), "GRANT_PRORATED"), (subscription, nil, "GRANT_PRORATED"),
+        ]
+        for (request, recorded, preference) in cases {
+            guard case .send(let body) = decide(request, consumption: recorded, policy: policy) else {
+                Issue.record("not sent")
+                continue
+            }
+            #expect(body.refundPreference == preference, "\(String(describing: request.productType)) \(String(describing: recorded))")
+        }
     }
 
     /// The encoder tells absent from 0: a field without a value is left out, 0 is written.
