@@ -28,7 +28,10 @@ public enum ConsumptionDecision: Sendable, Equatable {
         return .send(body(request, consumption: consumption, policy: policy))
     }
 
-    /// The body: absent fields are left out (the encoder omits nil), 0 is written as 0.
+    /// The body: absent fields are left out (the encoder omits nil), 0 is written as 0. Apple's
+    /// four libraries agree on the v2 body; the Python one requires `deliveryStatus` and
+    /// `sampleContentProvided` besides `customerConsented` (Swift, Node and Java only type them
+    /// as non-optional), so the three are always sent.
     static func body(_ request: RefundRequest, consumption: TransactionConsumption?, policy: CatalogRefundPolicy) -> ConsumptionRequest {
         // Storekeeper verified the purchase; a backend that did not deliver says so with set-consumption.
         let delivery = consumption?.deliveryStatus ?? DeliveryStatus.delivered.rawValue

@@ -40,6 +40,10 @@ struct RefundRequestsBinaryTests {
                                          "refundPreference": "GRANT_PRORATED"] as NSDictionary)
         _ = try deployment.work(now: Self.start + 600)
         #expect(try deployment.consumptionPuts().count == 2, "nothing is sent twice")
+        // The notification is still an event of its own, as before (main records none for a
+        // consumable's: EntitlementRepository keeps the purchase and returns before its standalone event).
+        let events = try deployment.run("list-events", ["types": ["CONSUMPTION_REQUEST"]]).answer["events"] as? [[String: Any]]
+        #expect(events?.compactMap { $0["transactionId"] as? String }.contains("3000000010") == true)
 
         try deployment.deliver("REFUND_DECLINED", uuid: "11111111-0000-4000-8000-000000000003", transactionId: "3000000001",
                                signedDate: D.asked + 3_600_000)
@@ -149,5 +153,23 @@ struct RefundRequestsBinaryTests {
         #expect(deleted.exitCode == 0, "\(deleted.answer)")
         let refused = try deployment.run("set-consumption", ["userId": "user-7", "customerConsented": true], now: Self.start + 240)
         #expect(refused.exitCode == 65 && (refused.answer["error"] as? [String: Any])?["code"] as? String == "customer_deleted")
+    }
+
+    /// Over HTTP: set-consumption takes a support token (the audit trail names it), refund-requests a read token.
+    @Test func theScopesOverHTTP() throws {
+        typealias S = ScopedTokenBinaryTests
+        let app = ["APPSTORE_BUNDLE_ID": "com.example.storekeeper", "APPSTORE_ENVIRONMENT": "Sandbox"]
+        let body = #"{"userId": "user-1", "customerConsented": true}"#
+        let recorded = try S.call("set-consumption", method: "POST", path: "/appstore/consumption", bearer: S.desk, body: body)
+        #expect(recorded.status == 200 && (recorded.body?["consent"] as? [String: Any])?["recordedBy"] as? String == "helpdesk",
+                "\(recorded)")
+        let refused = try S.call("set-consumption", method: "POST", path: "/appstore/consumption", bearer: S.reader, body: body)
+        #expect(refused.status == 403 && refused.code == "insufficient_scope")
+        let report = try S.call("refund-requests", method: "GET", path: "/appstore/refund-requests", query: "environment=Sandbox&limit=5",
+                                bearer: S.reader, extra: app)
+        #expect(report.status == 200 && report.body?["environment"] as? String == "Sandbox", "\(report)")
+        let badLimit = try S.call("refund-requests", method: "GET", path: "/appstore/refund-requests", query: "limit=lots",
+                                  bearer: S.reader, extra: app)
+        #expect(badLimit.status == 400 && badLimit.code == "invalid_request")
     }
 }
