@@ -31,14 +31,15 @@ extension RefundAnswerer {
         } catch {
             let failure = RefundAnswerError(code: error.code, errorCode: error.errorCode, httpStatus: error.httpStatus)
             if error.kind == .unauthorized {
-                return try wait(key: key, member: member, at: at, reason: .credentialsRefused, next: now + Self.recheck,
-                                error: failure, attempts: attempts, now: now)
+                _ = try wait(key: key, member: member, at: at, reason: .credentialsRefused, next: now + Self.recheck,
+                             error: failure, attempts: attempts, now: now)
+                return .stopSending
             }
             if error.isRetryable || error.kind == .transport || error.kind == .deadlineExceeded {
                 let retryAfter = error.retryAfter.map { Int64($0 / .milliseconds(1)) } ?? 0
                 _ = try wait(key: key, member: member, at: at, reason: .appleUnavailable,
                              next: now + max(Self.backoff(attempts: attempts), retryAfter), error: failure, attempts: attempts, now: now)
-                return .appleUnavailable
+                return .stopSending
             }
             return try finish(key: key, member: member, at: at, reason: .appleRefused, now: now, error: failure, attempts: attempts)
         }
@@ -50,7 +51,7 @@ extension RefundAnswerer {
             record.lastAttemptAt = now
             record.waitingFor = nil
             record.nextAttemptAt = nil
-        } turn: { .finished(answered: true) }
+        } turn: { .finished(answered: true, attempted: true) }
     }
 
     /// Not answered, for good.
@@ -66,7 +67,7 @@ extension RefundAnswerer {
                 record.attempts = attempts
                 record.lastAttemptAt = now
             }
-        } turn: { .finished(answered: false) }
+        } turn: { .finished(answered: false, attempted: attempts != nil) }
     }
 
     /// Due again at `next` (the deadline at the latest, where it is then finished): the new

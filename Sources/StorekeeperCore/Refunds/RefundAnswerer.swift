@@ -1,13 +1,14 @@
 import FoundationEssentials
 
 /// Answers refund requests: works the due set (`StoreKeys.refundAnswersDue`) soonest first, at
-/// most `limit` a run, and for each request decides (`ConsumptionDecision`) and sends Send
+/// most `limit` sends a run (and ten times as many looks: a request waiting for consent costs
+/// reads only, so a backlog of them does not starve the consented ones), and for each request decides (`ConsumptionDecision`) and sends Send
 /// Consumption Information (v2) with one attempt per run. Apple's 5xx, 429 and transport
 /// failures are tried again at later runs with backoff until the deadline, never after it; a
 /// 4xx is final. A run killed anywhere leaves the request due: the next run sends it (a second
 /// send is harmless to Apple, a missing one is not).
 public struct RefundAnswerer {
-    /// Requests one run looks at, at most.
+    /// Answers one run sends, at most.
     public static let defaultLimit = 20
     /// How often a request waiting for consent or credentials is looked at again.
     public static let recheck: Int64 = 5 * 60_000
@@ -29,17 +30,20 @@ public struct RefundAnswerer {
 
     /// One request's turn.
     enum Turn {
-        case finished(answered: Bool)
+        /// `attempted`: a PUT went to Apple.
+        case finished(answered: Bool, attempted: Bool)
         case waiting(RefundWaitReason)
-        /// Apple did not answer: the run sends nothing more.
-        case appleUnavailable
+        /// Apple did not take it for a reason every other request shares (Apple down, our key
+        /// refused): the run sends nothing more.
+        case stopSending
         case skipped
     }
 
     public func answerDue(limit: Int = defaultLimit) throws(StoreError) -> RefundRequestsWork {
         var work = RefundRequestsWork()
         var looked = 0
-        for member in try store.setMembers(StoreKeys.refundAnswersDue) where looked < limit {
+        var sent = 0
+        for member in try store.setMembers(StoreKeys.refundAnswersDue) where sent < limit && looked < 10 * limit {
             let now = time.now().millisecondsSince1970
             guard let (at, key) = RefundRequestRepository.parseDue(member) else {
                 try store.removeFromSet(StoreKeys.refundAnswersDue, member)
@@ -48,11 +52,13 @@ public struct RefundAnswerer {
             guard at <= now else { break }
             looked += 1
             switch try turn(key: key, member: member, at: at, now: now) {
-            case .finished(let answered): answered ? (work.answered += 1) : (work.notAnswered += 1)
+            case .finished(let answered, let attempted):
+                answered ? (work.answered += 1) : (work.notAnswered += 1)
+                if attempted { sent += 1 }
             case .waiting(let reason):
                 work.waiting += 1
                 if reason == .noCredentials { work.noCredentials += 1 }
-            case .appleUnavailable:
+            case .stopSending:
                 work.waiting += 1
                 return work
             case .skipped: looked -= 1

@@ -200,4 +200,31 @@ struct RefundRequestLifecycleTests {
         #expect(try world.repository.newest(bundleId: F.bundleId, environment: "Sandbox", limit: 2).requests.map(\.transactionId)
                 == ["3000000013", "3000000012"], "newest first, bounded")
     }
+
+    /// Requests waiting for consent cost reads only: 30 of them due first do not keep a consented one waiting.
+    @Test func aBacklogWithoutConsentDoesNotStarveAConsentedRequest() throws {
+        let world = RefundWorld()
+        for index in 0..<30 {
+            _ = try world.notice(try F.notification("CONSUMPTION_REQUEST", uuid: "n\(index)", transactionId: String(3_100_000_000 + index),
+                                                    appAccountToken: nil))
+        }
+        try world.consent()
+        world.clock.milliseconds += 1
+        _ = try world.notice(try F.notification("CONSUMPTION_REQUEST", uuid: "c"))
+        let work = try world.answerer.answerDue()
+        #expect(work.answered == 1 && work.waiting == 30, "\(work)")
+    }
+
+    /// Apple refusing the key (401) is everyone's problem: the run stops, the request waits and says why.
+    @Test func aRefusedKeyStopsTheRunAndTheRequestsWait() throws {
+        let world = RefundWorld()
+        world.http = ScriptedHTTPClient([], then: .answer(401, [], "Unauthenticated"))
+        try world.consent()
+        _ = try world.notice(try F.notification("CONSUMPTION_REQUEST", uuid: "u1"))
+        _ = try world.notice(try F.notification("CONSUMPTION_REQUEST", uuid: "u2", transactionId: "3000000002"))
+        #expect(try world.answerer.answerDue().waiting == 1 && world.http.requests.count == 1)
+        let request = try #require(try world.stored())
+        #expect(request.waitingFor == "credentials_refused" && request.lastError?.code == "api_token_refused")
+        #expect(request.nextAttemptAt == world.clock.milliseconds + RefundAnswerer.recheck)
+    }
 }
