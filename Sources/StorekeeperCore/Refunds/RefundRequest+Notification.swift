@@ -1,7 +1,8 @@
 /// How a refund request is read from the notification that announces it.
 extension RefundRequest {
-    /// The request a stored `CONSUMPTION_REQUEST` announces; nil without a transaction (Apple
-    /// always signs one; a notification without it has nothing to answer for).
+    /// The request a stored `CONSUMPTION_REQUEST` announces (or, from a REFUND / REFUND_DECLINED,
+    /// the transaction it decides); nil without a transaction (Apple always signs one; a
+    /// notification without it has nothing to answer for).
     public init?(consumptionRequest notification: StoredNotification) {
         guard let transaction = notification.transactionInfo, let transactionId = transaction.transactionId,
               !transactionId.isEmpty else { return nil }
@@ -17,14 +18,5 @@ extension RefundRequest {
                   notificationUUID: notification.notificationUUID, signedDate: notification.signedDate,
                   receivedAt: notification.receivedAt, deadline: notification.signedDate + Self.answerWindow,
                   state: .open)
-    }
-
-    /// The app, environment and transaction a REFUND or REFUND_DECLINED is about.
-    public static func subject(of notification: StoredNotification) -> (bundleId: String, environment: String, transactionId: String)? {
-        guard let transaction = notification.transactionInfo, let transactionId = transaction.transactionId else { return nil }
-        let data = notification.payload.data
-        guard let bundleId = data?.bundleId ?? transaction.bundleId,
-              let environment = data?.rawEnvironment ?? transaction.rawEnvironment else { return nil }
-        return (bundleId, environment, transactionId)
     }
 }

@@ -26,7 +26,8 @@ public struct RefundRequest: StoreRecord, Sendable, Equatable {
     public var receivedAt: Int64
     /// `signedDate` + 12 hours: Apple weighs an answer that arrives before.
     public var deadline: Int64
-    /// Distinct CONSUMPTION_REQUEST notifications for the transaction (a redelivery counts once).
+    /// Distinct CONSUMPTION_REQUEST notifications for the transaction (a redelivery counts once);
+    /// 0 for Apple's decision on a transaction no request was seen for (yet).
     public var requests: Int = 1
 
     public var state: RefundRequestState

@@ -40,6 +40,15 @@ public struct RefundRequestRepository {
                            Self.indexMember(signedDate: new.signedDate, transactionId: new.transactionId))
         return try store.update(key, as: RefundRequest.self, attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
             var record = new
+            if let current, current.requests == 0 {
+                // Apple's decision came first (refunds jump the queue): the request it decided
+                // is recorded with it, closed, and owes no answer.
+                record.state = .closed
+                record.outcome = current.outcome
+                record.closedAt = current.closedAt
+                record.outcomeNotificationUUID = current.outcomeNotificationUUID
+                return .write(record, .recorded)
+            }
             if let current {
                 guard current.state != .closed, current.notificationUUID != new.notificationUUID,
                       current.signedDate < new.signedDate else { return .keep(.duplicate) }
@@ -53,21 +62,34 @@ public struct RefundRequestRepository {
         }
     }
 
-    /// Closes the transaction's request with Apple's decision. The first outcome stands: a late
-    /// or repeated REFUND / REFUND_DECLINED changes nothing.
-    public func close(bundleId: String, environment: String, transactionId: String, outcome: RefundOutcome,
-                      notificationUUID: String, at signedDate: Int64) throws(StoreError) -> Notice {
-        let key = StoreKeys.refundRequest(bundleId: bundleId, environment: environment, transactionId: transactionId)
+    /// Closes the transaction's request with Apple's decision (`decided`: the transaction as the
+    /// REFUND / REFUND_DECLINED names it). The first outcome stands: a late or repeated one
+    /// changes nothing. Without a request the decision is kept alone (`requests` 0, in no index
+    /// and no report), so a request the worker meets after it (refunds jump the queue) is
+    /// recorded closed instead of answered.
+    public func close(_ decided: RefundRequest, outcome: RefundOutcome, notificationUUID: String,
+                      at signedDate: Int64) throws(StoreError) -> Notice {
+        let key = StoreKeys.refundRequest(bundleId: decided.bundleId, environment: decided.environment,
+                                          transactionId: decided.transactionId)
         return try store.update(key, as: RefundRequest.self, attempts: Self.compareAndSetAttempts) { (current) throws(StoreError) in
-            guard var record = current else { return .keep(.withoutRequest) }
-            guard record.state != .closed else { return .keep(.alreadyClosed) }
+            var notice = Notice.closed
+            var record: RefundRequest
+            if let current {
+                guard current.state != .closed else { return .keep(.alreadyClosed) }
+                record = current
+            } else {
+                record = decided
+                record.requests = 0
+                record.consumptionRequestReason = nil
+                notice = .withoutRequest
+            }
             record.state = .closed
             record.outcome = outcome
             record.closedAt = signedDate
             record.outcomeNotificationUUID = notificationUUID
             record.nextAttemptAt = nil
             record.waitingFor = nil
-            return .write(record, .closed)
+            return .write(record, notice)
         }
     }
 
@@ -97,9 +119,8 @@ public struct RefundRequestRepository {
             guard let request = RefundRequest(consumptionRequest: notification) else { return nil }
             return try record(request, now: now)
         case .refund?, .refundDeclined?:
-            guard let subject = RefundRequest.subject(of: notification) else { return nil }
-            return try close(bundleId: subject.bundleId, environment: subject.environment, transactionId: subject.transactionId,
-                             outcome: notification.payload.notificationType == .refund ? .refunded : .declined,
+            guard let decided = RefundRequest(consumptionRequest: notification) else { return nil }
+            return try close(decided, outcome: notification.payload.notificationType == .refund ? .refunded : .declined,
                              notificationUUID: notification.notificationUUID, at: notification.signedDate)
         default:
             return nil

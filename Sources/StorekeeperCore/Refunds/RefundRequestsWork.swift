@@ -4,8 +4,8 @@ public struct RefundRequestsWork: Codable, Sendable, Equatable {
     public var recorded = 0
     /// Requests closed by REFUND or REFUND_DECLINED.
     public var closed = 0
-    /// REFUND or REFUND_DECLINED for a transaction without a recorded request: nothing is
-    /// recorded for them (Apple refunds without asking too); counted here only.
+    /// REFUND or REFUND_DECLINED for a transaction without a recorded request (Apple refunds
+    /// without asking too): the decision is kept alone, in no report, for a request met later.
     public var withoutRequest = 0
     /// Answers Apple accepted.
     public var answered = 0

@@ -35,7 +35,7 @@ public final class ProcessNotificationsFunction: TypedFunction {
               (each notification's once it is acknowledged, then any other function left waiting),
               eventMilliseconds: the time that took
               refundRequests: CONSUMPTION_REQUEST recorded, closed by REFUND / REFUND_DECLINED (withoutRequest: an
-              outcome for a transaction with no request, not recorded), then the answers due worked (at most 20 sends a run,
+              outcome for a transaction with no request: kept for a request met later, in no report), then the answers due worked (at most 20 sends a run,
               after every acknowledgement): answered (Send Consumption Information v2 accepted), waiting (no consent yet,
               no API key: noCredentials, Apple 5xx/429/unreachable: retried at later runs with backoff until the
               deadline, signedDate + 12 h), notAnswered (no consent by the deadline, ASSIGNED, Apple's 4xx, deadline

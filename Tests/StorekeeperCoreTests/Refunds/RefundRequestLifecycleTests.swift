@@ -154,8 +154,26 @@ struct RefundRequestLifecycleTests {
                 "a closed request is never reopened")
         let closed = try #require(try world.stored())
         #expect(closed.state == .closed && closed.outcome == .refunded && closed.sent != nil && closed.outcomeNotificationUUID == "r1")
-        #expect(try world.notice(try F.notification("REFUND_DECLINED", uuid: "d2", transactionId: "3000000099")) == .withoutRequest)
-        #expect(try world.stored("3000000099") == nil, "an outcome without a request records nothing")
+        #expect(try world.notice(try F.notification("REFUND", uuid: "d2", transactionId: "3000000099")) == .withoutRequest)
+        #expect(try world.stored("3000000099")?.requests == 0, "Apple's decision is kept alone")
+        #expect(try world.repository.newest(bundleId: F.bundleId, environment: "Sandbox", limit: 10).requests.map(\.transactionId)
+                == ["3000000001"], "and is no request of the report")
+    }
+
+    /// Refunds jump the queue: after an outage Apple's decision may be applied before the request.
+    @Test func aRequestMetAfterApplesDecisionIsRecordedClosedAndNeverAnswered() throws {
+        let world = RefundWorld()
+        try world.consent()
+        #expect(try world.notice(try F.notification("REFUND", uuid: "r1", signedDate: F.asked + 3_600_000)) == .withoutRequest)
+        #expect(try world.notice(try F.notification("CONSUMPTION_REQUEST", uuid: "u1")) == .recorded)
+        #expect(try world.notice(try F.notification("CONSUMPTION_REQUEST", uuid: "u1")) == .duplicate)
+        #expect(try world.answerer.answerDue() == RefundRequestsWork() && world.http.requests.isEmpty && world.due.isEmpty)
+        let request = try #require(try world.stored())
+        #expect(request.state == .closed && request.outcome == .refunded && request.requests == 1)
+        #expect(request.consumptionRequestReason == "UNINTENDED_PURCHASE" && request.closedAt == F.asked + 3_600_000)
+        let (requests, recorded) = try world.repository.newest(bundleId: F.bundleId, environment: "Sandbox", limit: 10)
+        let report = RefundRequestsReport(bundleId: F.bundleId, environment: "Sandbox", recorded: recorded, requests: requests)
+        #expect(report.byReason["UNINTENDED_PURCHASE"]?.refunded == 1 && report.closed.count == 1)
     }
 
     @Test func anOpenRequestClosedBeforeItsAnswerIsNotSent() throws {
