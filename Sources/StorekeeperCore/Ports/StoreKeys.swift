@@ -57,7 +57,7 @@ import OpenSSLCrypto
 /// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
 /// | `appstore:import:<sha256 of the input's lines>` | how far an `import-customers` run of that input came: the next line, counts (`CustomerImportCursor`); kept when finished, so a rerun asks Apple nothing | 7 days | import-customers |
 /// | `appstore:import:<sha256 of the input's lines>:line:<n>` | what the run found for line n (`CustomerImportLineResult`), for the report of a resumed run | 7 days | import-customers |
-/// | `appstore:app:<bundleId>:refund:<environment>:<transactionId>` | a customer's refund request (CONSUMPTION_REQUEST): reason, deadline, state, the answer sent, Apple's outcome (`RefundRequest`), by compare-and-set | — | process-notifications |
+/// | `appstore:app:<bundleId>:refund:<environment>:<transactionId>` | a customer's refund request (CONSUMPTION_REQUEST): reason, deadline, state, the answer sent, Apple's outcome (`RefundRequest`), by compare-and-set; Apple's decision alone (`requests` 0) when no request was seen before it | — | process-notifications |
 /// | `appstore:app:<bundleId>:refunds:<environment>` | set of `<signedDate ms, 13 digits>|<transactionId>`: one app's refund requests in one environment, oldest first, what refund-requests reads | — | process-notifications |
 /// | `appstore:refunds:due` | set of `<next attempt ms, 13 digits>|<refund request key>`: the answers the worker owes Apple, soonest first | — (removed once answered or final) | process-notifications |
 /// | `user:<userId>:consumption-consent` | the user's latest decision to share consumption data with Apple (`ConsumptionConsent`) | — | set-consumption |
