@@ -38,6 +38,8 @@ let functionNames = [
     "list-events",
     "export-data",
     "sign-offer",
+    "set-consumption",
+    "refund-requests",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

@@ -51,6 +51,7 @@ import Testing
         add(TransactionIngest.MismatchErrorKind.self)
         add(SupportErrorKind.self)
         add(OfferErrorKind.self)
+        add(ConsumptionErrorKind.self)
         for entry in AppStoreAPIErrorCode.all { add(entry.name, entry.disposition) }
         for (code, disposition) in patterns { add(code, disposition) }
         return rows

@@ -118,15 +118,18 @@ public struct CatalogProduct: Sendable, Equatable {
     /// `subscriptionGroupIdentifier` Apple signs): who had any subscription of the group has
     /// no introductory offer left (sign-offer's `decideEligibility`).
     public var subscriptionGroupIdentifier: String?
+    /// How its refund requests are answered (`refundPolicy`); nil: no policy (`CatalogRefundPolicy.none`).
+    public var refundPolicy: CatalogRefundPolicy?
 
     public init(productId: String, bundleId: String, type: ProductType? = nil, durationDays: Int? = nil,
-                entitlements: [String], subscriptionGroupIdentifier: String? = nil) {
+                entitlements: [String], subscriptionGroupIdentifier: String? = nil, refundPolicy: CatalogRefundPolicy? = nil) {
         self.productId = productId
         self.bundleId = bundleId
         self.type = type
         self.durationDays = durationDays
         self.entitlements = entitlements.sorted()
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.refundPolicy = refundPolicy
     }
 }
 

@@ -1,6 +1,6 @@
 /// One entry of the catalog's `products`.
 extension CatalogProduct {
-    static let keys = ["bundleId", "type", "durationDays", "entitlements", "subscriptionGroupIdentifier"]
+    static let keys = ["bundleId", "type", "durationDays", "entitlements", "subscriptionGroupIdentifier", "refundPolicy"]
     /// A hundred years: longer is a typo, and the end date must stay far from overflowing.
     static let maximumDurationDays: Int64 = 36_500
 
@@ -36,8 +36,9 @@ extension CatalogProduct {
                 throw list.error(.invalidValue, "a Consumable grants nothing (it is listed as a purchase)")
             }
         }
+        let refundPolicy = try keys["refundPolicy"].map { (policy) throws(CatalogError) in try CatalogRefundPolicy.parse(policy, type: type) }
         return CatalogProduct(productId: productId, bundleId: bundleId, type: type, durationDays: durationDays,
-                              entitlements: granted, subscriptionGroupIdentifier: group)
+                              entitlements: granted, subscriptionGroupIdentifier: group, refundPolicy: refundPolicy)
     }
 
     /// Only an auto-renewable subscription (or a product of the type Apple signs) has a group.

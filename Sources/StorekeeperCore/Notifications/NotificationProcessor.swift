@@ -19,6 +19,9 @@ public final class NotificationProcessor {
         /// add to each notification, beyond the outbox written with the record).
         public var events = 0
         public var eventMilliseconds = 0.0
+        /// Refund requests: recorded and closed by this run's notifications, answered by its
+        /// due set (`RefundRequestsWork`).
+        public var refundRequests = RefundRequestsWork()
 
         public init() {}
     }
@@ -37,12 +40,16 @@ public final class NotificationProcessor {
     /// processor flushes it after each notification and times it), and at the end of the run
     /// whatever other functions left in outboxes; nil leaves them all for the next relay.
     private let events: EventRecording?
+    /// Answers the refund requests due, once the run's notifications are acknowledged; nil
+    /// records requests and outcomes but answers none.
+    private let refunds: RefundAnswerer?
 
     public init(store: any KeyValueStore, lease: Duration = NotificationProcessor.defaultLease, time: any TimeSource,
-                events: EventRecording? = nil) {
+                events: EventRecording? = nil, refunds: RefundAnswerer? = nil) {
         self.store = store
         self.time = time
         self.events = events
+        self.refunds = refunds
         self.repository = EntitlementRepository(store: store, events: events)
         self.lease = lease
     }
@@ -57,7 +64,8 @@ public final class NotificationProcessor {
         while time.monotonic() < deadline {
             guard let claimed = try store.claim(from: StoreKeys.notificationQueue, lease: lease) else { break }
             do {
-                let update = try process(claimed)
+                let (update, notice) = try process(claimed)
+                report.refundRequests.count(notice)
                 switch update.outcome {
                 case .applied: report.applied += 1
                 case .stale: report.stale += 1
@@ -77,6 +85,7 @@ public final class NotificationProcessor {
                 try store.release(claimed, retryIn: Self.backoff(attempt: claimed.attempt))
             }
         }
+        try answerRefundRequests(into: &report, onFailure: onFailure)
         if let events {
             // The cron job every deployment runs: events any function left in an outbox (a
             // support operation, a process killed after its write) reach the log here too.
@@ -103,7 +112,19 @@ public final class NotificationProcessor {
         report.eventMilliseconds += Double((time.monotonic() - start) / .microseconds(1)) / 1000
     }
 
-    private func process(_ claimed: ClaimedJob) throws -> EntitlementUpdate {
+    /// After every acknowledgement: an answer that fails never fails a notification.
+    private func answerRefundRequests(into report: inout Report, onFailure: (String, any Error) -> Void) throws(StoreError) {
+        guard let refunds else { return }
+        do {
+            report.refundRequests.add(try refunds.answerDue())
+        } catch where error.isStoreFault {
+            throw error
+        } catch {
+            onFailure("refund-answers", error)
+        }
+    }
+
+    private func process(_ claimed: ClaimedJob) throws -> (EntitlementUpdate, RefundRequestRepository.Notice?) {
         // The job carries the stored record itself (the inbox queues both in one step), so the
         // worker never reads the notification key.
         let bytes = claimed.job.payload
@@ -116,7 +137,8 @@ public final class NotificationProcessor {
         guard notification.notificationUUID == claimed.job.id else {
             throw EntitlementError("job \(claimed.job.id) carries notification \(notification.notificationUUID)")
         }
-        return try repository.apply(notification.event)
+        let update = try repository.apply(notification.event)
+        return (update, try RefundRequestRepository(store: store).notice(notification, now: time.now().millisecondsSince1970))
     }
 
     /// 10 s, 20 s, 40 s, ... at most an hour between attempts.

@@ -57,6 +57,12 @@ import OpenSSLCrypto
 /// | `user:<userId>:deleted` | when the account was deleted and its appAccountToken: no personal data | — | siwa-revoke, siwa-notification |
 /// | `appstore:import:<sha256 of the input's lines>` | how far an `import-customers` run of that input came: the next line, counts (`CustomerImportCursor`); kept when finished, so a rerun asks Apple nothing | 7 days | import-customers |
 /// | `appstore:import:<sha256 of the input's lines>:line:<n>` | what the run found for line n (`CustomerImportLineResult`), for the report of a resumed run | 7 days | import-customers |
+/// | `appstore:app:<bundleId>:refund:<environment>:<transactionId>` | a customer's refund request (CONSUMPTION_REQUEST): reason, deadline, state, the answer sent, Apple's outcome (`RefundRequest`), by compare-and-set; Apple's decision alone (`requests` 0) when no request was seen before it | — | process-notifications |
+/// | `appstore:app:<bundleId>:refunds:<environment>` | set of `<signedDate ms, 13 digits>|<transactionId>`: one app's refund requests in one environment, oldest first, what refund-requests reads | — | process-notifications |
+/// | `appstore:refunds:due` | set of `<next attempt ms, 13 digits>|<refund request key>`: the answers the worker owes Apple, soonest first | — (removed once answered or final) | process-notifications |
+/// | `user:<userId>:consumption-consent` | the user's latest decision to share consumption data with Apple (`ConsumptionConsent`) | — | set-consumption |
+/// | `appstore:token:<appAccountToken>:consumption-consent` | the same for an appAccountToken whose user Storekeeper does not know | — | set-consumption |
+/// | `appstore:transaction:<transactionId>:consumption` | the backend's delivery status and consumption of one transaction (`TransactionConsumption`) | — | set-consumption |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
 /// sessions and `siwa:sub:<sub>`; it keeps `user:<userId>:transactions`, the entitlements and
@@ -271,5 +277,30 @@ public enum StoreKeys {
 
     public static func customerImportLine(run: String, line: Int) -> String {
         "appstore:import:" + run + ":line:" + String(line)
+    }
+
+    // MARK: Refund requests (issue 16)
+
+    public static func refundRequest(bundleId: String, environment: String, transactionId: String) -> String {
+        "appstore:app:" + bundleId + ":refund:" + environment + ":" + transactionId
+    }
+
+    public static func refundRequests(bundleId: String, environment: String) -> String {
+        "appstore:app:" + bundleId + ":refunds:" + environment
+    }
+
+    /// The answers due to Apple, every app: `<ms>|<refund request key>`.
+    public static let refundAnswersDue = "appstore:refunds:due"
+
+    public static func consumptionConsent(userId: String) -> String {
+        "user:" + userId + ":consumption-consent"
+    }
+
+    public static func appAccountTokenConsumptionConsent(_ token: String) -> String {
+        "appstore:token:" + token.lowercased() + ":consumption-consent"
+    }
+
+    public static func transactionConsumption(_ transactionId: String) -> String {
+        "appstore:transaction:" + transactionId + ":consumption"
     }
 }

@@ -86,6 +86,13 @@ struct AppStoreAPISettings {
                                 time: context.clock, retryPolicy: retryPolicy, gate: gate)
     }
 
+    /// A client speaking for `bundleId` (a refund request's app, catalog or not) with its own retries.
+    func makeClient(context: FunctionContext, bundleId: String, retryPolicy: AppStoreAPIRetryPolicy) throws -> AppStoreServerAPIClient {
+        let credentials = AppStoreAPICredentials(keyId: keyId, issuerId: issuerId, bundleId: bundleId, privateKey: privateKey)
+        return AppStoreServerAPIClient(credentials: credentials, http: try context.adapters.http(), baseURLs: baseURLs,
+                                       time: context.clock, retryPolicy: retryPolicy)
+    }
+
     /// Lookups by transaction id ask the sandbox when production does not know the id, for
     /// an app that accepts Sandbox data.
     func sandboxFallback(for app: CatalogApp) -> Bool { app.environments.contains(.sandbox) }

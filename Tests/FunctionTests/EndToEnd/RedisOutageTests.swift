@@ -62,6 +62,8 @@ extension EndToEnd {
             // One event: the REFUND, applied first, already carries the newest facts; what was
             // queued before it adds older ones, which change nothing a backend sees.
             expected.events = 1
+            // A refund nobody asked Storekeeper about (no CONSUMPTION_REQUEST): counted, not recorded.
+            expected.refundRequests.withoutRequest = 1
             #expect(report == expected, "\(report)")
             #expect(try deployment.store.pendingJobs() == 0)
             #expect(try deployment.store.deadLetters().isEmpty)

@@ -761,13 +761,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
             raise ApiError(400, 4000036)
         if not isinstance(body.get("sampleContentProvided"), bool):
             raise ApiError(400, 4000041)
+        unknown = set(body) - {"customerConsented", "deliveryStatus", "sampleContentProvided", "consumptionPercentage",
+                               "refundPreference"}
+        if unknown:
+            raise ApiError(400, 4000000)
         percentage = body.get("consumptionPercentage")
-        if percentage is not None and (not isinstance(percentage, int) or not 0 <= percentage <= 100000):
+        if "consumptionPercentage" in body and (isinstance(percentage, bool) or not isinstance(percentage, int)
+                                                or not 0 <= percentage <= 100000):
             raise ApiError(400, 4000000)
         if body.get("refundPreference") is not None and body["refundPreference"] not in REFUND_PREFERENCES:
             raise ApiError(400, 4000000)
-        if s.find_transaction(env, transaction_id) is None:
+        found = s.find_transaction(env, transaction_id)
+        if found is None:
             raise ApiError(404, 4040010)
+        _, transaction = found
+        # Apple's documented refusals (ConsumptionPercentageAutoRenewableSubscriptionError,
+        # UndeliveredConsumptionPercentageNonZeroError, GRANT_PRORATED without a consumption above
+        # 0); their numbers are in none of Apple's libraries, so the fake answers 4000000.
+        auto_renewable = transaction.get("type") == "Auto-Renewable Subscription"
+        if auto_renewable and "consumptionPercentage" in body:
+            raise ApiError(400, 4000000)
+        if body["deliveryStatus"] != "DELIVERED" and percentage not in (None, 0):
+            raise ApiError(400, 4000000)
+        if body.get("refundPreference") == "GRANT_PRORATED" and not auto_renewable and not percentage:
+            raise ApiError(400, 4000000)
         return 202, None
 
     def set_app_account_token(self, env, original_id, body):

@@ -23,4 +23,19 @@ public struct ConsumptionRequest: Codable, Sendable, Equatable {
         self.consumptionPercentage = consumptionPercentage
         self.refundPreference = refundPreference
     }
+
+    enum CodingKeys: String, CodingKey {
+        case customerConsented, deliveryStatus, sampleContentProvided, consumptionPercentage, refundPreference
+    }
+
+    /// Absent is not 0: a field without a value is left out (Apple reads it as not provided),
+    /// and 0 is written as 0 (nothing consumed).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(customerConsented, forKey: .customerConsented)
+        try container.encodeIfPresent(deliveryStatus, forKey: .deliveryStatus)
+        try container.encodeIfPresent(sampleContentProvided, forKey: .sampleContentProvided)
+        try container.encodeIfPresent(consumptionPercentage, forKey: .consumptionPercentage)
+        try container.encodeIfPresent(refundPreference, forKey: .refundPreference)
+    }
 }
