@@ -139,4 +139,19 @@ struct RetentionMessageBinaryTests {
         ]))
         #expect(notARequest.errorCode == "INVALID_JWT_FORMAT")
     }
+
+    @Test func anAnswerNeverCallsAppleWhateverTheEnvironmentOffers() throws {
+        let fake = try FakeAppStore.start()
+        defer { fake.stop() }
+        var world = RetentionWorld()
+        world.keys = OfferWorld.keys.merging(["APPSTORE_KEY_ID": FakeAppStore.keyId, "APPSTORE_PRIVATE_KEY": FakeAppStore.apiKeyPath,
+                                              "APPSTORE_API_BASE_URL": fake.baseURL]) { $1 }
+        try world.subscribe("com.example.pro.yearly", daysAgo: 30)
+        for request in [try RetentionWorld.request(product: "com.example.pro.yearly"),
+                        try RetentionWorld.request(product: "com.example.pro.yearly", originalTransactionId: "2000000888"),
+                        try RetentionWorld.request(product: "com.example.pro.monthly", appAppleId: 7)] {
+            _ = try world.answer(request)
+        }
+        #expect(try fake.requests().isEmpty, "the public route spent none of Apple's quota")
+    }
 }
