@@ -198,5 +198,6 @@ struct CatalogExampleTests {
         #expect(catalog.products.values.contains { $0.durationDays != nil })
         #expect(Set(catalog.webhooks.map(\.format)) == Set(WebhookEndpoint.Format.allCases))
         #expect(catalog.products.values.contains { $0.subscriptionGroupIdentifier != nil }, "a subscription group (sign-offer)")
+        #expect(catalog.apps.contains { $0.retention?.rules.isEmpty == false }, "retention rules (retention-message)")
     }
 }
