@@ -113,6 +113,17 @@ struct RetentionMessageBinaryTests {
         #expect(answer.answered["fallback"] as? String == "store_unavailable")
     }
 
+    @Test func aSpentTimeBudgetAnswersTheDefaultRatherThanLate() throws {
+        var world = RetentionWorld()
+        // A fresh store: the chain is proven from scratch, which alone takes longer than 1 ms;
+        // without the budget the answer would be rule_unevaluable (no record).
+        world.catalog = try RetentionWorld.catalog(timeBudgetMilliseconds: 1)
+        let answer = try world.answer(try RetentionWorld.request(product: "com.example.pro.yearly"))
+        #expect(answer.exitCode == 0)
+        #expect(NSDictionary(dictionary: answer.body) == ["message": ["messageIdentifier": RetentionWorld.defaultMessage]])
+        #expect(answer.answered["fallback"] as? String == "time_budget_exceeded", "\(answer.answered)")
+    }
+
     @Test func anUnknownSubscriptionIsUnevaluableAndAnswersTheDefault() throws {
         let answer = try RetentionWorld().answer(try RetentionWorld.request(product: "com.example.pro.yearly"))
         #expect(NSDictionary(dictionary: answer.body) == ["message": ["messageIdentifier": RetentionWorld.defaultMessage]])

@@ -13,11 +13,12 @@ struct RetentionWorld {
 
     var store = "sqlite:" + FileManager.default.temporaryDirectory.appendingPathComponent("retention-\(UUID().uuidString).db").path
     var keys = OfferWorld.keys
+    var catalog = RetentionWorld.catalog
 
     var environment: [String: String] {
         var environment = keys.merging([
             "APPSTORE_ROOT_CERTS": "Tests/Fixtures/pki/root.pem", "APPSTORE_ONLINE_CHECKS": "off",
-            "STOREKEEPER_CATALOG": Self.catalog, "STORE_URL": store,
+            "STOREKEEPER_CATALOG": catalog, "STORE_URL": store,
         ]) { $1 }
         environment["APPSTORE_BUNDLE_ID"] = nil
         return environment
@@ -34,6 +35,19 @@ struct RetentionWorld {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }.first { $0["event"] as? String == "retention_answered" } ?? [:]
         }
+    }
+
+    /// The fixture catalog with the app's time budget set to `milliseconds`.
+    static func catalog(timeBudgetMilliseconds milliseconds: Int) throws -> String {
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: catalog))) as? [String: Any])
+        var apps = try #require(document["apps"] as? [[String: Any]])
+        var retention = try #require(apps[0]["retention"] as? [String: Any])
+        retention["timeBudgetMilliseconds"] = milliseconds
+        apps[0]["retention"] = retention
+        document["apps"] = apps
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("retention-catalog-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: document).write(to: url)
+        return url.path
     }
 
     /// Apple's realtime request for the subscription, signed now.
