@@ -56,6 +56,17 @@ struct RealtimeRequestVerificationTests {
         #expect(code { _ = try verifier.verifyRealtimeRequest(anonymous, now: TestPKI.fixedTime) } == "INVALID_APP_IDENTIFIER")
     }
 
+    @Test func aSandboxRequestWithoutAnAppAppleIdIsTheOnlyApps() throws {
+        let request = try TestPKI.sign(Self.payload(appAppleId: nil))
+        #expect(try TestPKI.verifier().verifyRealtimeRequest(request, now: TestPKI.fixedTime).signed.bundleId == TestPKI.bundleId)
+        let two = SignedDataVerifier(configuration: .init(trustAnchors: TrustAnchors([try TestPKI.certificate("root")]), apps: [
+            CatalogApp(bundleId: TestPKI.bundleId, appAppleId: TestPKI.appAppleId, environments: [.sandbox]),
+            CatalogApp(bundleId: "com.example.other", appAppleId: 99, environments: [.sandbox]),
+        ]))
+        #expect(code { _ = try two.verifyRealtimeRequest(request, now: TestPKI.fixedTime) } == "INVALID_APP_IDENTIFIER",
+                "with two apps, which one's rules?")
+    }
+
     @Test func aSandboxOnlyAppWithoutAnAppAppleIdStillAnswersItsSandbox() throws {
         let verifier = SignedDataVerifier(configuration: .init(
             trustAnchors: TrustAnchors([try TestPKI.certificate("root")]), bundleId: TestPKI.bundleId, appAppleId: nil,

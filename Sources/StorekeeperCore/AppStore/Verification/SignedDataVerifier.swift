@@ -425,15 +425,17 @@ public final class SignedDataVerifier {
         return app
     }
 
-    /// A realtime request names its app by App Apple ID only, in every environment. Apple's
-    /// libraries compare it in Production only (they serve one app); a deployment of several
-    /// apps needs it to know which app's rules answer, so it must be one of the catalog's,
-    /// except for sandbox data of a one-app deployment that was given no App Apple ID.
+    /// A realtime request names its app by App Apple ID only. Apple's libraries compare it in
+    /// Production only (they serve one app); a deployment of several apps needs it to know
+    /// whose rules answer, so one that is given must be one of the catalog's, in every
+    /// environment. Sandbox data without one (as sandbox notifications come), or for a one-app
+    /// deployment that was given none, is the only app's.
     private func realtimeRequestApp(_ claims: SignedPayloadClaims, environment: Environment?) throws(VerificationError) -> CatalogApp {
         if let id = claims.appAppleId, let app = configuration.apps.first(where: { $0.appAppleId == id }) {
             return app
         }
-        if environment != .production, configuration.apps.count == 1, let only = configuration.apps.first, only.appAppleId == nil {
+        if environment != .production, configuration.apps.count == 1, let only = configuration.apps.first,
+           only.appAppleId == nil || claims.appAppleId == nil {
             return only
         }
         throw VerificationError(.invalidAppIdentifier,
