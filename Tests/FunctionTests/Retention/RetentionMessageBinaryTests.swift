@@ -83,6 +83,12 @@ struct RetentionMessageBinaryTests {
         let der = try #require(Data(base64Encoded: encoded))
         #expect(try OpenSSLVerify.verifies(message: Data(message.utf8), der: der, publicKey: OfferWorld.offerPublicKey))
         #expect(try !OpenSSLVerify.verifies(message: Data(message.utf8) + Data("0".utf8), der: der, publicKey: OfferWorld.offerPublicKey))
+        // Apple's library, given the same nonce and timestamp, signs the same message.
+        let apple = try AppleOfferLibrary.sign(["kind": "promotionalOffer", "key": OfferWorld.offerKey, "keyId": OfferWorld.offerKeyId,
+                                                "bundleId": OfferWorld.bundleId, "productId": "com.example.pro.monthly",
+                                                "offerId": "reste-mensuel", "nonce": nonce, "timestamp": timestamp])
+        #expect(try OpenSSLVerify.verifies(message: Data(message.utf8), der: try #require(Data(base64Encoded: apple)),
+                                           publicKey: OfferWorld.offerPublicKey))
     }
 
     @Test func withoutAnOfferKeyTheDefaultMessageAnswers() throws {
