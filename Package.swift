@@ -40,6 +40,7 @@ let functionNames = [
     "sign-offer",
     "set-consumption",
     "refund-requests",
+    "retention-message",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

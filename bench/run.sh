@@ -287,6 +287,10 @@ for entry in "${offer_kinds[@]}"; do
 done
 unset APPSTORE_OFFER_KEY_ID APPSTORE_OFFER_PRIVATE_KEY APPSTORE_ISSUER_ID
 
+# retention-message (issue 16): Apple's realtime requests through nginx + FastCGI and lighttpd + CGI.
+source bench/retention.sh
+retention_bench
+
 # ---------------------------------------------------------------------------------------
 # Peak memory (issue "Speed"): every function, one request per process. Each function's golden
 # examples are its requests, with the heavier requests timed above folded in.

@@ -169,8 +169,11 @@ jq -n --argjson p "$(transaction com.example.storekeeper)" '{
 jq -n '{
   description: "An unknown kind of signed data is a bad request.",
   environment: {SIMULATE_PKI_DIR: "Tests/Fixtures/pki"},
-  request: {sign: "receipt", payload: {}}, response: {error: {code: "invalid_request", message: "sign must be one of notification, transaction, renewalInfo, appTransaction"}}, exitCode: 65}' > "$sim/unknown-kind.json"
+  request: {sign: "receipt", payload: {}}, response: {error: {code: "invalid_request", message: "sign must be one of notification, transaction, renewalInfo, appTransaction, realtimeRequest"}}, exitCode: 65}' > "$sim/unknown-kind.json"
 echo "examples written to $out and $sim"
+
+# retention-message: Apple's realtime requests (Tests/Fixtures/retention).
+Tests/Fixtures/retention/make-retention-examples.sh
 
 # migrate-receipt: from the test receipts (Tests/Fixtures/receipts).
 Tests/Fixtures/receipts/make-receipt-examples.sh

@@ -33,6 +33,7 @@ extension Catalog {
         let webhooks = try sections["webhooks"].map(CatalogWebhook.parseList) ?? []
         let catalog = Catalog(apps: apps, entitlements: entitlements, products: products, webhooks: webhooks)
         try catalog.checkEveryEntitlementIsGranted()
+        try catalog.checkRetentionRules()
         return catalog
     }
 

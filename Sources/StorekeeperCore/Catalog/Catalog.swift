@@ -71,6 +71,8 @@ public struct CatalogApp: Sendable, Equatable {
     public var sandboxGrants: Bool
     /// What happens when a purchase already linked to one user arrives for another.
     public var transfer: TransferPolicy
+    /// The answers to Apple's realtime retention requests (`retention-message`); nil: none.
+    public var retention: CatalogRetention?
 
     public init(bundleId: String, appAppleId: Int64?, environments: Set<Environment>,
                 sandboxGrants: Bool = true, transfer: TransferPolicy = .keepFirst) {

@@ -1,6 +1,6 @@
 /// One entry of the catalog's `apps`.
 extension CatalogApp {
-    static let keys = ["bundleId", "appAppleId", "environments", "sandboxGrants", "transfer"]
+    static let keys = ["bundleId", "appAppleId", "environments", "sandboxGrants", "transfer", "retention"]
     /// What an app accepts when its entry lists no environments (APPSTORE_ENVIRONMENT's default).
     public static let defaultEnvironments: Set<Environment> = [.production, .sandbox]
 
@@ -56,8 +56,10 @@ extension CatalogApp {
             }
             transfer = known
         }
-        return CatalogApp(bundleId: bundleId, appAppleId: appAppleId, environments: environments,
-                          sandboxGrants: try keys["sandboxGrants"]?.bool() ?? true, transfer: transfer)
+        var app = CatalogApp(bundleId: bundleId, appAppleId: appAppleId, environments: environments,
+                             sandboxGrants: try keys["sandboxGrants"]?.bool() ?? true, transfer: transfer)
+        app.retention = try keys["retention"].map(CatalogRetention.parse)
+        return app
     }
 
     private static func parseEnvironments(_ field: CatalogField) throws(CatalogError) -> Set<Environment> {

@@ -14,10 +14,8 @@ struct AppStoreAPICall {
     /// The revision or pagination token the caller started from.
     let initialCursor: String?
 
-    init(spec: AppStoreAPIOperationSpec, identifiers: [String: String], query: [String: JSONValue],
-         body: [String: JSONValue]) throws {
+    init(spec: AppStoreAPIOperationSpec, parameters: Parameters) throws {
         self.spec = spec
-        let parameters = Parameters(identifiers: identifiers, query: query, body: body)
         // The operation's own parameters are checked before the cursor, so the first bad one
         // named in the answer stays the same.
         build = try spec.makeOperation(parameters)
@@ -78,6 +76,8 @@ struct AppStoreAPICall {
         let identifiers: [String: String]
         let query: [String: JSONValue]
         let body: [String: JSONValue]
+        /// uploadImage's bytes; nil for every other operation.
+        var image: [UInt8]? = nil
 
         /// A required identifier (its presence is checked before the call is built).
         func identifier(_ name: String) -> String { identifiers[name] ?? "" }

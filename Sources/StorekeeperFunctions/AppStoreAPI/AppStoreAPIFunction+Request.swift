@@ -1,3 +1,4 @@
+import FoundationEssentials
 import FunctionRuntime
 import StorekeeperCore
 
@@ -7,6 +8,7 @@ extension AppStoreAPIFunction {
         public enum CodingKeys: String, CodingKey, CaseIterable {
             case operation, bundleId, environment, sandboxFallback, transactionId, originalTransactionId, orderId
             case testNotificationToken, productId, requestIdentifier, query, body, allPages, decode
+            case messageIdentifier, imageIdentifier, locale, requestId, image
         }
         var operation: String
         /// The app asked about (the only one without it): the token's bid.
@@ -23,11 +25,18 @@ extension AppStoreAPIFunction {
         var body: [String: JSONValue]?
         var allPages: Bool?
         var decode: Bool?
+        var messageIdentifier: String?
+        var imageIdentifier: String?
+        var locale: String?
+        var requestId: String?
+        /// uploadImage's PNG, base64.
+        var image: String?
 
         /// The identifier fields in a fixed order (the first one refused is the one named).
         private var identifierFields: [(name: String, value: String?)] {
             [("transactionId", transactionId), ("originalTransactionId", originalTransactionId), ("orderId", orderId),
-             ("testNotificationToken", testNotificationToken), ("productId", productId), ("requestIdentifier", requestIdentifier)]
+             ("testNotificationToken", testNotificationToken), ("productId", productId), ("requestIdentifier", requestIdentifier),
+             ("messageIdentifier", messageIdentifier), ("imageIdentifier", imageIdentifier), ("locale", locale), ("requestId", requestId)]
         }
 
         /// The operation named, or unknown_operation.
@@ -41,7 +50,7 @@ extension AppStoreAPIFunction {
 
         /// The identifiers, query and body, once every one given is one `spec` takes
         /// (unknown_parameter otherwise) and every one it needs is there (invalid_request).
-        func parameters(for spec: AppStoreAPIOperationSpec) throws -> (identifiers: [String: String], query: [String: JSONValue], body: [String: JSONValue]) {
+        func parameters(for spec: AppStoreAPIOperationSpec) throws -> AppStoreAPICall.Parameters {
             let given = identifierFields
             var identifiers: [String: String] = [:]
             for name in spec.identifiers {
@@ -71,10 +80,26 @@ extension AppStoreAPIFunction {
             if allPages == true, case .none = spec.paging {
                 throw FunctionError.badInput(message: "\(spec.name) has no pages; allPages applies to getTransactionHistory, getRefundHistory and getNotificationHistory")
             }
-            return (identifiers, query, body)
+            return AppStoreAPICall.Parameters(identifiers: identifiers, query: query, body: body, image: try imageBytes(for: spec))
         }
     }
+}
 
+extension AppStoreAPIFunction.Request {
+    /// Only uploadImage takes `image`, and needs it.
+    fileprivate func imageBytes(for spec: AppStoreAPIOperationSpec) throws -> [UInt8]? {
+        guard spec.takesImage else {
+            if image != nil { throw FunctionError.badInput(code: .unknownParameter, message: "\(spec.name) takes no \"image\"") }
+            return nil
+        }
+        guard let image, let bytes = Data(base64Encoded: image) else {
+            throw FunctionError.badInput(message: "\(spec.name) needs \"image\": the PNG file, base64")
+        }
+        return Array(bytes)
+    }
+}
+
+extension AppStoreAPIFunction {
     /// Apple's answer, every page merged, with who answered and how hard it was to get.
     public struct Answer: Encodable {
         var operation: String

@@ -63,7 +63,7 @@ public final class AppStoreAPIFunction: TypedFunction {
             throw FunctionError.configuration("\(StorekeeperSettings.rootCertificates.name) is not set: \"decode\" needs the trusted roots to verify signed fields")
         }
         let fallback = request.sandboxFallback ?? settings.sandboxFallback(for: app)
-        let call = try AppStoreAPICall(spec: spec, identifiers: parameters.identifiers, query: parameters.query, body: parameters.body)
+        let call = try AppStoreAPICall(spec: spec, parameters: parameters)
 
         let pages: Pages
         var response: JSONValue

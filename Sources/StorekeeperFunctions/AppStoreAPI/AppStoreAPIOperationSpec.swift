@@ -25,10 +25,13 @@ struct AppStoreAPIOperationSpec {
     /// Reads the checked parameters into the operation's types (throwing `invalid_request` for
     /// a bad one) and answers the builder of one operation per page.
     let makeOperation: @Sendable (AppStoreAPICall.Parameters) throws -> AppStoreAPICall.Build
+    /// Takes the request's `image` (base64 PNG) as its body instead of JSON.
+    let takesImage: Bool
 
     init(_ name: String, identifiers: [String] = [], query: [String] = [], body: [String] = [],
-         requiredBody: [String] = [], paging: Paging = .none, lookup: Bool = false,
+         requiredBody: [String] = [], paging: Paging = .none, lookup: Bool = false, takesImage: Bool = false,
          makeOperation: @escaping @Sendable (AppStoreAPICall.Parameters) throws -> AppStoreAPICall.Build) {
+        self.takesImage = takesImage
         self.name = name
         self.identifiers = identifiers
         self.query = query
@@ -39,7 +42,10 @@ struct AppStoreAPIOperationSpec {
         self.makeOperation = makeOperation
     }
 
-    static let all: [AppStoreAPIOperationSpec] = [
+    static let all: [AppStoreAPIOperationSpec] = serverAPI + retentionMessaging
+
+    /// The App Store Server API's operations (the Retention Messaging API's are beside).
+    static let serverAPI: [AppStoreAPIOperationSpec] = [
         .init("getTransactionInfo", identifiers: ["transactionId"], lookup: true) { parameters in
             let transactionId = parameters.identifier("transactionId")
             return { _ in .getTransactionInfo(transactionId: transactionId) }
@@ -130,21 +136,4 @@ struct AppStoreAPIOperationSpec {
     ]
 
     static func named(_ name: String) -> AppStoreAPIOperationSpec? { all.first { $0.name == name } }
-
-    /// The `--help` lines: one per operation with its parameters.
-    static var helpText: String {
-        all.map { spec in
-            var parts: [String] = spec.identifiers.map { "\"\($0)\"" }
-            if !spec.query.isEmpty { parts.append("query {" + spec.query.joined(separator: ", ") + "}") }
-            if !spec.body.isEmpty {
-                parts.append("body {" + spec.body.map { spec.requiredBody.contains($0) ? $0 + "*" : $0 }.joined(separator: ", ") + "}")
-            }
-            switch spec.paging {
-            case .none: break
-            case .revision: parts.append("allPages (revision)")
-            case .paginationToken: parts.append("allPages (paginationToken)")
-            }
-            return "  " + spec.name + (parts.isEmpty ? "" : ": " + parts.joined(separator: "; "))
-        }.joined(separator: "\n")
-    }
 }

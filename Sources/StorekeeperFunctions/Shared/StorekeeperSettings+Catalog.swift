@@ -10,7 +10,7 @@ extension StorekeeperSettings {
 
     static let catalog = Setting<Catalog>(
         "STOREKEEPER_CATALOG", .optional,
-        help: "path to the catalog file (JSON: apps, entitlements, products, webhooks; see \"The catalog\"), read and checked at start (a mistake is exit 78 naming its field); without it APPSTORE_BUNDLE_ID, APPSTORE_APP_APPLE_ID and APPSTORE_ENVIRONMENT describe one app whose products each grant an entitlement named after themselves"
+        help: "path to the catalog file (JSON: apps and their retention rules, entitlements, products, webhooks; see \"The catalog\"), read and checked at start (a mistake is exit 78 naming its field); without it APPSTORE_BUNDLE_ID, APPSTORE_APP_APPLE_ID and APPSTORE_ENVIRONMENT describe one app whose products each grant an entitlement named after themselves"
     ) { path throws(SettingProblem) in try readCatalog(path) }
 
     /// The variables a catalog replaces; setting one beside it is a mistake (which would win?).

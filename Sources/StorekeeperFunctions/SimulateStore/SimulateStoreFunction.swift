@@ -13,7 +13,7 @@ public final class SimulateStoreFunction: TypedFunction {
         public enum CodingKeys: String, CodingKey, CaseIterable {
             case sign, payload, chain
         }
-        /// What to sign: notification, transaction, renewalInfo or appTransaction.
+        /// What to sign: notification, transaction, renewalInfo, appTransaction or realtimeRequest.
         var sign: String
         /// The decoded payload to sign, in Apple's field names.
         var payload: JSONValue
@@ -37,9 +37,9 @@ public final class SimulateStoreFunction: TypedFunction {
         route: nil,
         method: "POST",
         visibility: .internal,
-        summary: "Developer tool (never in production): sign App Store notifications, transactions, renewal info and app transactions with a local test PKI.",
+        summary: "Developer tool (never in production): sign App Store notifications, transactions, renewal info, app transactions and realtime retention requests with a local test PKI.",
         request: """
-            {"sign": "notification" | "transaction" | "renewalInfo" | "appTransaction",
+            {"sign": "notification" | "transaction" | "renewalInfo" | "appTransaction" | "realtimeRequest",
              "payload": {... Apple's decoded fields ...},
              "chain": {"leaf": "leaf", "intermediate": "intermediate", "root": "root"}}   (optional file stems)
               For a notification, data.transactionInfo and data.renewalInfo (decoded objects) are

@@ -66,7 +66,7 @@ public final class VerifySignedDataFunction: FunctionHandler {
         visibility: .internal,
         summary: "Verify App Store signed data (JWS with an x5c chain) and answer its decoded payload.",
         request: """
-            {"signedData": "<compact JWS>", "type": "notification" | "transaction" | "renewalInfo" | "appTransaction"}
+            {"signedData": "<compact JWS>", "type": "notification" | "transaction" | "renewalInfo" | "appTransaction" | "realtimeRequest"}
               type is optional: without it the kind is inferred from the payload; with it, a
               payload of another kind is INVALID_JWT_FORMAT (so is each nested JWS of a
               notification that is not the kind its field names).

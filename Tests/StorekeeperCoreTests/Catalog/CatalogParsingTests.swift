@@ -199,5 +199,6 @@ struct CatalogExampleTests {
         #expect(Set(catalog.webhooks.map(\.format)) == Set(WebhookEndpoint.Format.allCases))
         #expect(catalog.products.values.contains { $0.subscriptionGroupIdentifier != nil }, "a subscription group (sign-offer)")
         #expect(catalog.products.values.contains { $0.refundPolicy?.rules.isEmpty == false }, "a refund policy with rules")
+        #expect(catalog.apps.contains { $0.retention?.rules.isEmpty == false }, "retention rules (retention-message)")
     }
 }

@@ -22,6 +22,17 @@ Prints the port it listens on (127.0.0.1) as its first stdout line and serves:
   PUT  /inApps/v2/transactions/consumption/{transactionId}      sendConsumptionInformation
   PUT  /inApps/v1/transactions/{originalTransactionId}/appAccountToken   setAppAccountToken
   GET  /inApps/v1/transactions/appTransactions/{transactionId}  getAppTransactionInfo
+  Retention Messaging (state per environment, kept while the fake runs; see retention.py):
+  PUT    /inApps/v1/messaging/image/{imageIdentifier}?imageSize  uploadImage (image/png body)
+  DELETE /inApps/v1/messaging/image/{imageIdentifier}            deleteImage
+  GET    /inApps/v1/messaging/image/list                         getImageList
+  PUT    /inApps/v1/messaging/message/{messageIdentifier}        uploadMessage
+  DELETE /inApps/v1/messaging/message/{messageIdentifier}        deleteMessage
+  GET    /inApps/v1/messaging/message/list                       getMessageList
+  PUT|DELETE|GET /inApps/v1/messaging/default/{productId}/{locale}   configure/delete/getDefaultMessage
+  PUT|DELETE|GET /inApps/v1/messaging/realtime/url               configure/delete/getRealtimeURL
+  POST   /inApps/v1/messaging/performanceTest                    initiatePerformanceTest (sandbox only)
+  GET    /inApps/v1/messaging/performanceTest/result/{requestId} getPerformanceTestResults
 
 Every API request must carry a bearer JWT that Apple would accept: ES256 signed by the key
 whose public half is --api-key-public, header kid (the scenario's keyId) and typ JWT, claims
@@ -78,6 +89,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from retention import RetentionMessaging  # noqa: E402  (beside this file)
+
 ERRORS = {
     4000000: "Bad request.",
     4000005: "Invalid request revision.",
@@ -105,6 +119,11 @@ ERRORS = {
     4000035: "Invalid customer consented.",
     4000036: "Invalid delivery status.",
     4000041: "Invalid sample content provided.",
+    4000161: "Invalid image.",
+    4000162: "Header too long.",
+    4000163: "Body too long.",
+    4000164: "Invalid locale.",
+    4000175: "Alt text too long.",
     4000183: "Invalid app account token UUID.",
     4000187: "Transaction id is not an original transaction id.",
     4040005: "Original transaction id not found.",
@@ -112,7 +131,23 @@ ERRORS = {
     4040008: "Test notification not found.",
     4040009: "Status request not found.",
     4040010: "Transaction id not found.",
+    4000211: "Invalid performance test request.",
+    4000212: "Invalid request id.",
+    4000215: "Bad request realtime url.",
+    4000216: "Bad request image size.",
+    4000218: "Too many bullet points.",
+    4030017: "Message not approved.",
+    4030018: "Image not approved.",
+    4030019: "Image in use.",
+    4030026: "No passing performance test.",
+    4040014: "Image not found.",
+    4040015: "Message not found.",
+    4040018: "Performance test run not found.",
     4040019: "App transaction does not exist.",
+    4040020: "Default message not found.",
+    4040021: "Realtime url not found.",
+    4090000: "Image already exists.",
+    4090001: "Message already exists.",
     4290000: "Rate limit exceeded.",
     5000000: "An unknown error occurred.",
     5000001: "An unknown error occurred. Please try again.",
@@ -186,6 +221,7 @@ class Store:
         self.log = []
         self.tests = {}
         self.mass = {}
+        self.retention = RetentionMessaging(ApiError)
         self.load(scenario)
 
     def load(self, scenario):
@@ -387,12 +423,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path.startswith("/sandbox/"):
             env = "Sandbox"
             path = path[len("/sandbox"):]
+        content_type = self.headers.get("Content-Type")
         try:
             body = json.loads(raw_body) if raw_body else None
         except ValueError:
             body = "<not JSON>"
         entry = {"method": method, "environment": env, "path": path, "query": query, "body": body,
-                 "status": None, "auth": "ok", "time": time.time()}
+                 "status": None, "auth": "ok", "time": time.time(), "contentType": content_type}
+        if raw_body and body == "<not JSON>":
+            entry["bodyBytes"] = len(raw_body)
+            entry["bodySha256"] = hashlib.sha256(raw_body).hexdigest()
+        self.raw_body, self.content_type = raw_body, content_type
         store = self.store
         with store.lock:
             store.log.append(entry)
@@ -472,6 +513,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if len(parts) < 3 or parts[0] != "inApps":
             raise ApiError(404, 4000000)
         version, rest = parts[1], parts[2:]
+        if version == "v1" and rest[0] == "messaging":
+            return s.retention.route(method, rest[1:], query, body, self.raw_body, self.content_type, env)
 
         if method == "GET" and version == "v1" and rest[:2] == ["transactions", "appTransactions"] and len(rest) == 3:
             return self.app_transaction(env, rest[2])

@@ -4,8 +4,9 @@
 /// Any 5xx answer is retried whatever its code (`AppStoreAPIError.isRetryable`), so
 /// GeneralInternalError (5000000), which Apple does not call retryable, is still retried.
 ///
-/// Retention Messaging and Advanced Commerce codes are not listed: Storekeeper does not call
-/// those APIs. An unlisted code still surfaces, as `AppStoreAPIError.errorCode`.
+/// Retention Messaging codes are listed with the rest (app-store-api calls that API too);
+/// Advanced Commerce codes are not: Storekeeper does not call it. An unlisted code still
+/// surfaces, as `AppStoreAPIError.errorCode`.
 ///
 /// [Error codes](https://developer.apple.com/documentation/appstoreserverapi/error-codes)
 public enum AppStoreAPIErrorCode {
@@ -69,12 +70,31 @@ public enum AppStoreAPIErrorCode {
         Entry(code: 4000043, name: "InvalidTransactionNotConsumableError", isRetryable: false),
         Entry(code: 4000047, name: "InvalidTransactionTypeNotSupportedError", isRetryable: false),
         Entry(code: 4000048, name: "AppTransactionIdNotSupportedError", isRetryable: false),
+        Entry(code: 4000161, name: "InvalidImageError", isRetryable: false),
+        Entry(code: 4000162, name: "HeaderTooLongError", isRetryable: false),
+        Entry(code: 4000163, name: "BodyTooLongError", isRetryable: false),
+        Entry(code: 4000164, name: "InvalidLocaleError", isRetryable: false),
+        Entry(code: 4000175, name: "AltTextTooLongError", isRetryable: false),
         Entry(code: 4000183, name: "InvalidAppAccountTokenUUIDError", isRetryable: false),
         Entry(code: 4000185, name: "FamilyTransactionNotSupportedError", isRetryable: false),
         Entry(code: 4000187, name: "TransactionIdIsNotOriginalTransactionIdError", isRetryable: false),
+        Entry(code: 4000211, name: "InvalidPerformanceTestRequestError", isRetryable: false),
+        Entry(code: 4000212, name: "InvalidRequestIdError", isRetryable: false),
+        Entry(code: 4000213, name: "ExistingPerformanceTestRunError", isRetryable: false),
+        Entry(code: 4000215, name: "BadRequestRealtimeUrlError", isRetryable: false),
+        Entry(code: 4000216, name: "BadRequestImageSizeError", isRetryable: false),
+        Entry(code: 4000218, name: "BadRequestTooManyBulletPointsError", isRetryable: false),
+        Entry(code: 4000219, name: "BadRequestBulletPointTextTooLongError", isRetryable: false),
+        Entry(code: 4000224, name: "BadRequestAboveImageRequiresAnImageError", isRetryable: false),
         Entry(code: 4030004, name: "SubscriptionExtensionIneligibleError", isRetryable: false),
         Entry(code: 4030005, name: "SubscriptionMaxExtensionError", isRetryable: false),
         Entry(code: 4030007, name: "FamilySharedSubscriptionExtensionIneligibleError", isRetryable: false),
+        Entry(code: 4030014, name: "MaximumNumberOfImagesReachedError", isRetryable: false),
+        Entry(code: 4030016, name: "MaximumNumberOfMessagesReachedError", isRetryable: false),
+        Entry(code: 4030017, name: "MessageNotApprovedError", isRetryable: false),
+        Entry(code: 4030018, name: "ImageNotApprovedError", isRetryable: false),
+        Entry(code: 4030019, name: "ImageInUseError", isRetryable: false),
+        Entry(code: 4030026, name: "ForbiddenNoPassingTestError", isRetryable: false),
         Entry(code: 4040001, name: "AccountNotFoundError", isRetryable: false),
         Entry(code: 4040002, name: "AccountNotFoundRetryableError", isRetryable: true),
         Entry(code: 4040003, name: "AppNotFoundError", isRetryable: false),
@@ -85,7 +105,14 @@ public enum AppStoreAPIErrorCode {
         Entry(code: 4040008, name: "TestNotificationNotFoundError", isRetryable: false),
         Entry(code: 4040009, name: "StatusRequestNotFoundError", isRetryable: false),
         Entry(code: 4040010, name: "TransactionIdNotFoundError", isRetryable: false),
+        Entry(code: 4040014, name: "ImageNotFoundError", isRetryable: false),
+        Entry(code: 4040015, name: "MessageNotFoundError", isRetryable: false),
+        Entry(code: 4040018, name: "PerformanceTestRunNotFoundError", isRetryable: false),
         Entry(code: 4040019, name: "AppTransactionDoesNotExistError", isRetryable: false),
+        Entry(code: 4040020, name: "DefaultMessageNotFoundError", isRetryable: false),
+        Entry(code: 4040021, name: "RealtimeUrlNotFoundError", isRetryable: false),
+        Entry(code: 4090000, name: "ImageAlreadyExistsError", isRetryable: false),
+        Entry(code: 4090001, name: "MessageAlreadyExistsError", isRetryable: false),
         Entry(code: 4290000, name: "RateLimitExceededError", isRetryable: true),
         Entry(code: 5000000, name: "GeneralInternalError", isRetryable: false),
         Entry(code: 5000001, name: "GeneralInternalRetryableError", isRetryable: true),

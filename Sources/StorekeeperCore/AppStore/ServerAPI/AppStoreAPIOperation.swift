@@ -7,12 +7,16 @@ public struct AppStoreAPIOperation: Sendable {
     public let path: String
     public let query: [(String, String)]
     public let body: [UInt8]?
+    /// The body's media type: JSON unless the endpoint takes something else (an image
+    /// upload is `image/png`).
+    public let contentType: String
     /// Whether a production "not found" may be asked again in the sandbox.
     public let isLookupByTransactionId: Bool
 
     public init(name: String, method: String, path: String, query: [(String, String)] = [],
-                body: [UInt8]? = nil, isLookupByTransactionId: Bool = false) {
+                body: [UInt8]? = nil, contentType: String = "application/json", isLookupByTransactionId: Bool = false) {
         self.name = name
+        self.contentType = contentType
         self.method = method
         self.path = path
         self.query = query

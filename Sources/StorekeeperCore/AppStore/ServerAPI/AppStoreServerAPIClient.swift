@@ -254,7 +254,7 @@ public final class AppStoreServerAPIClient {
             ("Accept", "application/json"),
             ("User-Agent", Self.userAgent),
         ]
-        if operation.body != nil { headers.append(("Content-Type", "application/json")) }
+        if operation.body != nil { headers.append(("Content-Type", operation.contentType)) }
         let request = HTTPRequest(method: operation.method,
                                   url: baseURLs.url(for: environment) + operation.pathAndQuery,
                                   headers: headers, body: operation.body ?? [],

@@ -9,4 +9,7 @@ public enum SignedDataType: String, Sendable, CaseIterable, Codable {
     case renewalInfo
     /// StoreKit 2 `AppTransaction.jwsRepresentation` → `AppTransaction`.
     case appTransaction
+    /// `signedPayload` of a Retention Messaging realtime request (Apple asking the Get
+    /// Retention Message endpoint what to show) → `DecodedRealtimeRequestBody`.
+    case realtimeRequest
 }

@@ -122,6 +122,13 @@ public final class SignedDataVerifier {
         try verify(jws, as: .appTransaction, model: AppTransaction.self, now: now, unsignedData: unsignedData)
     }
 
+    /// Verifies a Retention Messaging realtime request's `signedPayload` (Apple-signed only:
+    /// Apple alone calls the endpoint) and reads it into Apple's model; the app is the one its
+    /// `appAppleId` names.
+    public func verifyRealtimeRequest(_ signedPayload: String, now: Date) throws -> Verified<DecodedRealtimeRequestBody> {
+        try verify(signedPayload, as: .realtimeRequest, model: DecodedRealtimeRequestBody.self, now: now, unsignedData: .refused)
+    }
+
     private func verify<Model: Decodable & Sendable>(_ jws: String, as type: SignedDataType, model: Model.Type, now: Date,
                                                      unsignedData: UnsignedData) throws -> Verified<Model> {
         let signed = try verify(jws, as: type, now: now, unsignedData: unsignedData)
@@ -165,7 +172,7 @@ public final class SignedDataVerifier {
                        unsignedData: UnsignedData = .acceptedWhenConfigured) throws(VerificationError) -> VerifiedSignedData {
         let (parsed, payload, claims) = try read(jws)
         guard let resolvedType = type ?? claims.inferredType else {
-            throw VerificationError(.invalidJWTFormat, "payload is not a notification, transaction, renewal info or app transaction")
+            throw VerificationError(.invalidJWTFormat, "payload is not a notification, transaction, renewal info, app transaction or realtime request")
         }
         guard claims.inferredType == resolvedType else {
             throw VerificationError(.invalidJWTFormat,
@@ -399,6 +406,8 @@ public final class SignedDataVerifier {
         case .renewalInfo:
             // Renewal info carries no bundle id; its environment is still checked.
             return nil
+        case .realtimeRequest:
+            return try realtimeRequestApp(claims, environment: environment)
         }
         guard let app = configuration.app(bundleId: bundleId) else {
             throw VerificationError(.invalidAppIdentifier,
@@ -414,5 +423,22 @@ public final class SignedDataVerifier {
             }
         }
         return app
+    }
+
+    /// A realtime request names its app by App Apple ID only. Apple's libraries compare it in
+    /// Production only (they serve one app); a deployment of several apps needs it to know
+    /// whose rules answer, so one that is given must be one of the catalog's, in every
+    /// environment. Sandbox data without one (as sandbox notifications come), or for a one-app
+    /// deployment that was given none, is the only app's.
+    private func realtimeRequestApp(_ claims: SignedPayloadClaims, environment: Environment?) throws(VerificationError) -> CatalogApp {
+        if let id = claims.appAppleId, let app = configuration.apps.first(where: { $0.appAppleId == id }) {
+            return app
+        }
+        if environment != .production, configuration.apps.count == 1, let only = configuration.apps.first,
+           only.appAppleId == nil || claims.appAppleId == nil {
+            return only
+        }
+        throw VerificationError(.invalidAppIdentifier,
+                                "App Apple ID \(claims.appAppleId.map(String.init) ?? "(none)") is not one of this deployment's apps")
     }
 }

@@ -54,6 +54,9 @@ struct SignedPayloadClaims {
     var receiptType: String?
     var receiptCreationDate: Int64?
     var signedDate: Int64?
+    /// Only a realtime request carries these two.
+    var userLocale: String?
+    var requestIdentifier: String?
 
     init(_ json: StrictJSON) throws(ShapeError) {
         guard case .object = json else { throw ShapeError("payload is not a JSON object") }
@@ -74,6 +77,8 @@ struct SignedPayloadClaims {
         receiptType = try json.string("receiptType")
         receiptCreationDate = try json.milliseconds("receiptCreationDate")
         signedDate = try json.milliseconds("signedDate")
+        userLocale = try json.string("userLocale")
+        requestIdentifier = try json.string("requestIdentifier")
     }
 
     /// The kind of signed data this payload is. A caller that names the kind (a nested
@@ -81,6 +86,9 @@ struct SignedPayloadClaims {
     var inferredType: SignedDataType? {
         if notificationType != nil { return .notification }
         if receiptType != nil || receiptCreationDate != nil { return .appTransaction }
+        // A realtime request names an original transaction as renewal info does; only it
+        // carries the request's identifier and the device's locale.
+        if requestIdentifier != nil, userLocale != nil { return .realtimeRequest }
         if transactionId != nil { return .transaction }
         if originalTransactionId != nil { return .renewalInfo }
         return nil
@@ -104,7 +112,7 @@ struct SignedPayloadClaims {
             return nil
         case .appTransaction:
             return receiptType
-        case .transaction, .renewalInfo:
+        case .transaction, .renewalInfo, .realtimeRequest:
             return environment
         }
     }

@@ -19,6 +19,16 @@ struct OfferKeySettings {
                   "required by the JWS kinds (promotionalOfferV2, introductoryOfferEligibility, advancedCommerceInApp): exit 78 without it"),
     ]
 
+    /// For a function that works without a key (retention-message answers its default
+    /// message instead of an offer): every key variable optional.
+    static let optionalVariables: [SettingUse] = [
+        .optional(StorekeeperSettings.offerKeyId, "signs the promotional offers of retention rules"),
+        .optional(StorekeeperSettings.offerPrivateKey),
+        .optional(StorekeeperSettings.apiKeyId, "signs offers when the offer key is not set"),
+        .optional(StorekeeperSettings.apiPrivateKey, "with APPSTORE_KEY_ID"),
+        .optional(StorekeeperSettings.apiIssuerId, "required by promotionalOfferSignatureV2"),
+    ]
+
     let keyId: String
     let privateKey: ECPrivateKey
     /// nil when APPSTORE_ISSUER_ID is not set: the original promotional offer signature works.
@@ -36,6 +46,15 @@ struct OfferKeySettings {
         keyId = try environment.required(pair.id)
         privateKey = try Self.key(at: try environment.required(pair.file), name: pair.file.name)
         issuerId = try environment.value(StorekeeperSettings.apiIssuerId)
+    }
+
+    /// The key when one of the pairs is set at all (a half pair or an unreadable file is
+    /// still exit 78: a mistake, not a choice); nil when none is.
+    init?(ifConfiguredIn environment: EnvironmentVariables) throws {
+        let names = [StorekeeperSettings.offerKeyId, StorekeeperSettings.offerPrivateKey,
+                     StorekeeperSettings.apiKeyId, StorekeeperSettings.apiPrivateKey]
+        guard names.contains(where: { environment.isSet($0) }) else { return nil }
+        try self.init(environment: environment)
     }
 
     /// The issuer id the JWS kinds carry as `iss`.
