@@ -50,16 +50,25 @@ extension EntitlementRepository {
 
     /// A notification that is an event of its own although it changes nothing
     /// (`EventClassifier.standalone`): its own outbox, written once, relayed like the others.
-    func recordStandalone(_ fact: AppleFact, purchase: SubscriptionRef?) throws {
+    /// A consumable's (`consumable`) is its purchase record's customer's, a subscription's its owner's.
+    func recordStandalone(_ fact: AppleFact, purchase: SubscriptionRef?, consumable: Bool = false) throws {
         guard fact.source == .notification, let type = fact.notificationType.flatMap({ EventClassifier.standalone[$0] })
         else { return }
         var purchase = purchase
         if purchase == nil, let appTransactionId = fact.renewalInfo?.appTransactionId ?? fact.transaction?.appTransactionId {
             purchase = try subscriptions(ofAppTransaction: appTransactionId).first
         }
-        let record = try purchase.flatMap { try self.record($0) }
-        let customer = try purchase.map { try owner(of: $0) ?? Event.anonymousCustomer($0.originalTransactionId) }
-        let event = Event.standalone(fact, type: type, purchase: purchase, latest: record?.latestTransaction,
+        let latest: TransactionFacts?
+        let customer: String?
+        if consumable, let purchase {
+            let record = try store.get(StoreKeys.purchase(purchase), as: PurchaseRecord.self)
+            latest = record?.facts
+            customer = record?.customerId ?? Event.anonymousCustomer(purchase.originalTransactionId)
+        } else {
+            latest = try purchase.flatMap { try self.record($0) }?.latestTransaction
+            customer = try purchase.map { try owner(of: $0) ?? Event.anonymousCustomer($0.originalTransactionId) }
+        }
+        let event = Event.standalone(fact, type: type, purchase: purchase, latest: latest,
                                      customerId: customer, environment: nil, recordedAt: recordedAt)
         let key = StoreKeys.standaloneEvent(event.id)
         // A redelivered notification finds its event waiting or in the log already: no marker again.

@@ -38,6 +38,11 @@ public struct EntitlementRepository {
         }
         if event.transaction?.type == .consumable {
             try keepConsumable(event, of: subscription.bundleId, userId: userId)
+            // A consumable's refund request is an event too (keyed by its transaction, as kept).
+            if let transactionId = event.transaction?.transactionId {
+                try recordStandalone(event, purchase: SubscriptionRef(bundleId: subscription.bundleId,
+                                                                      originalTransactionId: transactionId), consumable: true)
+            }
             return try EntitlementEngine.apply(event, to: nil)
         }
         let customer = try expectedCustomer(of: subscription, userId: userId, appAccountToken: event.transaction?.appAccountToken)

@@ -126,10 +126,7 @@ struct EventRecordingTests {
         var story = LifecycleSimulator(originalTransactionId: "5")
         story.subscribe()
         try repository.apply(story.events[0])
-        var request = story.events[0]
-        request.id = "consumption-1"
-        request.type = "CONSUMPTION_REQUEST"
-        request.subtype = nil
+        let request = Self.consumptionRequest(about: story.events[0], id: "consumption-1")
         try repository.apply(request)
         try repository.apply(request)
         let test = AppleFact(.notification(notificationUUID: "test-1", signedDate: 1_780_272_000_000, type: "TEST", subtype: nil,
@@ -139,6 +136,31 @@ struct EventRecordingTests {
         #expect(log.map(\.type) == ["INITIAL_PURCHASE", "CONSUMPTION_REQUEST", "TEST"])
         #expect(log[1].customerId == "otid:5" && log[1].notificationUUID == "consumption-1")
         #expect(log[2].customerId == nil && log[2].customer == nil)
+    }
+
+    /// Apple's CONSUMPTION_REQUEST about the purchase `fact` made.
+    static func consumptionRequest(about fact: AppleFact, id: String) -> AppleFact {
+        var request = fact
+        request.id = id
+        request.type = "CONSUMPTION_REQUEST"
+        request.subtype = nil
+        return request
+    }
+
+    @Test func aConsumablesRefundRequestIsAnEventOfItsPurchasesCustomerOnce() throws {
+        let store = MemoryStore()
+        let repository = EntitlementRepository(store: store, events: Self.recording())
+        var coins = LifecycleSimulator(originalTransactionId: "9", productType: "Consumable")
+        coins.subscribe()
+        try repository.apply(coins.events[0], userId: "user-9")
+        let request = Self.consumptionRequest(about: coins.events[0], id: "consumption-9")
+        try repository.apply(request)
+        try repository.apply(request)
+        let log = try events(in: store)
+        #expect(log.map(\.type) == ["CONSUMABLE_PURCHASE", "CONSUMPTION_REQUEST"])
+        #expect(log[1].customerId == "user-9" && log[1].notificationUUID == "consumption-9")
+        #expect(log[1].transactionId == log[0].transactionId && log[1].productId == log[0].productId)
+        #expect(log.map(\.customerVersion) == [1, 2])
     }
 
     @Test func reconciliationThatChangesNothingVisibleRecordsNothing() throws {
