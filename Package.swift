@@ -38,6 +38,7 @@ let functionNames = [
     "list-events",
     "export-data",
     "sign-offer",
+    "metrics",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links
