@@ -2,12 +2,14 @@
 /// Apple's commission and taxes: proceeds are Apple's business) normalised to a month by the
 /// period's length. Apple signs no period length, so it is read from the period's own dates
 /// and snapped to the durations App Store Connect offers (1 week; 1, 2, 3, 6 months; 1 year);
-/// the sandbox's accelerated periods (3 minutes a week, 5 a month, an hour a year) likewise.
+/// in the sandbox, whose periods are accelerated unless a tester's renewal rate says otherwise,
+/// its accelerated lengths too (3 minutes a week, 5 a month, an hour a year).
 extension MonthlyPrice {
     static func of(_ transaction: [String: JSONValue], environment: String?) -> MonthlyPrice? {
         guard let price = transaction["price"]?.integer, price > 0, let currency = transaction["currency"]?.text,
               let start = transaction["purchaseDate"]?.integer, let end = transaction["expiresDate"]?.integer, end > start,
-              let period = Period(milliseconds: end - start, accelerated: environment == "Sandbox") else { return nil }
+              let period = Period(milliseconds: end - start, accelerated: false)
+                ?? (environment == "Sandbox" ? Period(milliseconds: end - start, accelerated: true) : nil) else { return nil }
         return MonthlyPrice(currency: currency, milliunits: period.monthly(price))
     }
 
