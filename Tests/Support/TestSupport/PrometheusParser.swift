@@ -57,8 +57,20 @@ public enum PrometheusParser {
             Family(name: family["name"] as? String ?? "", type: family["type"] as? String ?? "", help: family["help"] as? String ?? "",
                    samples: (family["samples"] as? [[String: Any]] ?? []).map { sample in
                        Sample(name: sample["name"] as? String ?? "", labels: sample["labels"] as? [String: String] ?? [:],
-                              value: (sample["value"] as? NSNumber)?.doubleValue ?? .nan)
+                              value: Self.number(sample["value"]))
                    })
+        }
+    }
+}
+
+extension PrometheusParser {
+    /// A JSON number, or Prometheus' spelling of the values JSON has none for.
+    static func number(_ value: Any?) -> Double {
+        switch value {
+        case let number as NSNumber: number.doubleValue
+        case "+Inf" as String: .infinity
+        case "-Inf" as String: -.infinity
+        default: .nan
         }
     }
 }

@@ -3,9 +3,19 @@
 JSON: one object per family, with its type, help and samples. A text the parser refuses
 exits 1 with the parser's message."""
 import json
+import math
 import sys
 
 from prometheus_client.parser import text_string_to_metric_families
+
+
+def number(value):
+    """JSON has no infinity nor NaN: those as Prometheus spells them."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return value
 
 
 def main():
@@ -17,7 +27,7 @@ def main():
                 "type": family.type,
                 "help": family.documentation,
                 "samples": [
-                    {"name": sample.name, "labels": sample.labels, "value": sample.value}
+                    {"name": sample.name, "labels": sample.labels, "value": number(sample.value)}
                     for sample in family.samples
                 ],
             }
