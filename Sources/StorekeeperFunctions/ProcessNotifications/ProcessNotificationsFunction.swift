@@ -32,7 +32,8 @@ public final class ProcessNotificationsFunction: TypedFunction {
               ignored: TEST, unknown types, consumables; failed: given back with backoff;
               remaining: still queued when the budget ran out; events: put in the event log
               (each notification's once it is acknowledged, then any other function left waiting),
-              eventMilliseconds: the time that took
+              eventMilliseconds: the time that took; the run then counts the metrics of the new events
+              (at most 5000; `metrics` answers them) and counts each acknowledged notification by type
             exit 75 {"error": {"code": "store_unavailable", ...}} when the store cannot be used
               (down, full, read-only, damaged): the run stops without spending any notification's
               attempts; nothing is lost, leases expire and the next run picks the work up
