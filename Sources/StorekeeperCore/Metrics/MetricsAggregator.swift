@@ -44,11 +44,14 @@ public struct MetricsAggregator {
         var progress = Progress()
         progress.sequence = try cursor()
         while progress.events < maxEvents {
-            let events = try log.events(after: progress.sequence, limit: min(Self.batch, maxEvents - progress.events))
-            guard let last = events.last else { break }
-            try fold(events, now: now)
+            let entries = try store.readLog(StoreKeys.eventLog, after: progress.sequence,
+                                            limit: min(Self.batch, maxEvents - progress.events))
+            guard let last = entries.last else { break }
+            try fold(entries.map { entry throws(StoreError) in
+                MetricsFold.Item(try MetricsEventView.of(entry.bytes, sequence: entry.sequence), sequence: entry.sequence)
+            }, now: now)
             try advance(to: last.sequence)
-            progress.events += events.count
+            progress.events += entries.count
             progress.sequence = last.sequence
         }
         progress.caughtUp = try log.bounds().last <= progress.sequence
@@ -56,9 +59,8 @@ public struct MetricsAggregator {
     }
 
     /// One batch, shard by shard: each shard's write counts the batch's events it has not.
-    func fold(_ events: [Event], now: Int64) throws {
-        let batch = events.map(MetricsFold.Item.init)
-        guard let last = events.last?.sequence else { return }
+    func fold(_ batch: [MetricsFold.Item], now: Int64) throws {
+        guard let last = batch.last?.sequence else { return }
         var shards = Set<MetricsShardID>()
         for item in batch {
             if item.flow != nil { shards.insert(item.flowShard) }

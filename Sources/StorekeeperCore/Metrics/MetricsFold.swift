@@ -9,12 +9,12 @@ struct MetricsFold {
         let flowShard: MetricsShardID
         let seen: [MetricsSubscriptionState.Seen]
 
-        init(_ event: Event) {
-            sequence = event.sequence
+        init(_ event: MetricsEventView, sequence: Int64) {
+            self.sequence = sequence
             day = MetricsDay.of(event.occurredAt)
             flow = MetricsFlow.of(eventType: event.type)
             flowShard = MetricsShardID(app: event.app, environment: event.environment)
-            seen = MetricsSubscriptionState.seen(in: event.customer, app: event.app)
+            seen = MetricsSubscriptionState.seen(in: event)
         }
     }
 

@@ -5,12 +5,12 @@
 /// in the sandbox, whose periods are accelerated unless a tester's renewal rate says otherwise,
 /// its accelerated lengths too (3 minutes a week, 5 a month, an hour a year).
 extension MonthlyPrice {
-    static func of(_ transaction: [String: JSONValue], environment: String?) -> MonthlyPrice? {
-        guard let price = transaction["price"]?.integer, price > 0, let currency = transaction["currency"]?.text,
-              let start = transaction["purchaseDate"]?.integer, let end = transaction["expiresDate"]?.integer, end > start,
-              let period = Period(milliseconds: end - start, accelerated: false)
+    static func of(_ period: MetricsEventView.Period, environment: String?) -> MonthlyPrice? {
+        guard let price = period.price, price > 0, let currency = period.currency,
+              let start = period.purchaseDate, let end = period.expiresDate, end > start,
+              let length = Period(milliseconds: end - start, accelerated: false)
                 ?? (environment == "Sandbox" ? Period(milliseconds: end - start, accelerated: true) : nil) else { return nil }
-        return MonthlyPrice(currency: currency, milliunits: period.monthly(price))
+        return MonthlyPrice(currency: currency, milliunits: length.monthly(price))
     }
 
     /// A subscription period App Store Connect offers.

@@ -118,24 +118,26 @@ struct MetricsAggregatorTests {
         #expect(a.totals["new_purchase"] == 3)
     }
 
-    @Test func monthlyPricesSnapToTheOfferedPeriods() {
-        func monthly(_ days: Double, _ price: Int64 = 12000, sandbox: Bool = false) -> Int64? {
+    @Test func monthlyPricesSnapToTheOfferedPeriods() throws {
+        func monthly(_ days: Double, _ price: Int64 = 12000, sandbox: Bool = false) throws -> Int64? {
             let unit: Double = sandbox ? 60_000 : 86_400_000
-            let state = MetricsSubscriptionState.seen(in: .object(["subscriptions": .object(["p": World.subscription(
-                "1", environment: sandbox ? "Sandbox" : "Production", product: "p", status: "active", price: price,
-                periodMilliseconds: Int64(days * unit))])]), app: nil).first?.state
-            return state?.monthly?.milliunits
+            let environment = sandbox ? "Sandbox" : "Production"
+            var world = World()
+            try world.append(.initialPurchase, environment: environment, subscriptions: [World.subscription(
+                "1", environment: environment, status: "active", price: price, periodMilliseconds: Int64(days * unit))])
+            try world.catchUp()
+            return try world.shard(World.appA, environment)?.current.monthlyMilliunits["USD"]
         }
         let weekly: Int64 = 12000 * 52 / 12
-        #expect(monthly(7) == weekly)
-        #expect(monthly(31) == 12000)
-        #expect(monthly(28) == 12000, "February is a month")
-        #expect(monthly(61) == 6000)
-        #expect(monthly(92) == 4000)
-        #expect(monthly(183) == 2000)
-        #expect(monthly(366) == 1000)
-        #expect(monthly(15) == nil, "no offered period is two weeks long")
-        #expect(monthly(5, sandbox: true) == 12000)
-        #expect(monthly(60, sandbox: true) == 1000)
+        #expect(try monthly(7) == weekly)
+        #expect(try monthly(31) == 12000)
+        #expect(try monthly(28) == 12000, "February is a month")
+        #expect(try monthly(61) == 6000)
+        #expect(try monthly(92) == 4000)
+        #expect(try monthly(183) == 2000)
+        #expect(try monthly(366) == 1000)
+        #expect(try monthly(15) == nil, "no offered period is two weeks long")
+        #expect(try monthly(5, sandbox: true) == 12000)
+        #expect(try monthly(60, sandbox: true) == 1000)
     }
 }
