@@ -25,15 +25,19 @@ public struct PipelineMetrics {
                 ?? payload.externalPurchaseToken?.bundleId,
             environment: payload.data?.rawEnvironment ?? payload.summary?.rawEnvironment ?? payload.appData?.rawEnvironment)
         let type = payload.rawNotificationType ?? "UNKNOWN"
-        try store.addToSet(StoreKeys.metricsShards, shard.member)
         let day = MetricsDay.of(notification.receivedAt)
         try count(type, at: StoreKeys.metricsNotificationDay(shard, day: day), expiresIn: Self.dayExpiry, receivedAt: nil)
-        try count(type, at: StoreKeys.metricsNotifications(shard), expiresIn: nil, receivedAt: notification.receivedAt)
+        try count(type, at: StoreKeys.metricsNotifications(shard), expiresIn: nil, receivedAt: notification.receivedAt) { () throws(StoreError) in
+            // The shard is listed before its first count is written (once, not per notification).
+            try store.addToSet(StoreKeys.metricsShards, shard.member)
+        }
     }
 
-    private func count(_ type: String, at key: String, expiresIn: Duration?, receivedAt: Int64?) throws(StoreError) {
+    private func count(_ type: String, at key: String, expiresIn: Duration?, receivedAt: Int64?,
+                       first: () throws(StoreError) -> Void = {}) throws(StoreError) {
         try store.update(key, as: NotificationCounts.self, expiresIn: expiresIn, attempts: Self.attempts) {
             (current) throws(StoreError) -> StoreUpdate<NotificationCounts, Void> in
+            if current == nil { try first() }
             var counts = current ?? NotificationCounts()
             counts.types[type, default: 0] += 1
             if let receivedAt, receivedAt >= counts.lastReceivedAt ?? .min {
