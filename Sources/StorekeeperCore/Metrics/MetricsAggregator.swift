@@ -80,6 +80,20 @@ public struct MetricsAggregator {
                 return .write(record, record.pending)
             }
             try fold.copy(written, of: shard)
+            try forget(written, of: shard)
+        }
+    }
+
+    /// Once the states are at their keys the record need not carry them: readers (a scrape,
+    /// the dashboard) then decode a record of a few kilobytes. Only while the record still
+    /// holds exactly those states: a later write's are left for their copy.
+    private func forget(_ copied: [String: MetricsSubscriptionRecord], of shard: MetricsShardID) throws(StoreError) {
+        guard !copied.isEmpty else { return }
+        try store.update(StoreKeys.metricsShard(shard), as: MetricsShard.self, attempts: Self.attempts) {
+            (current) throws(StoreError) -> StoreUpdate<MetricsShard, Void> in
+            guard var record = current, record.pending == copied else { return .keep(()) }
+            record.pending = [:]
+            return .write(record, ())
         }
     }
 

@@ -6,8 +6,9 @@
 /// `pending` makes the per-subscription states (kept under keys of their own, so this record
 /// does not grow with the customers) move with the counts: the write that counts a batch
 /// carries the states it leaves, and every run copies a record's pending states to their keys
-/// before it reads any (`MetricsAggregator`). A run killed between the two leaves them here;
-/// the next run copies them first. A copy never replaces a later state (by `sequence`).
+/// before it reads any (`MetricsAggregator`), then clears them. A run killed between the two
+/// leaves them here; the next run copies them first. A copy never replaces a later state (by
+/// `sequence`).
 public struct MetricsShard: StoreRecord, Sendable, Equatable {
     /// Days of buckets kept: the dashboard shows 90.
     public static let retainedDays = 92
