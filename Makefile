@@ -43,6 +43,8 @@ deps:
 	@# sign-offer's tests compare its signatures with those of Apple's own Python library
 	@# (app-store-server-library, PyPI), installed into var/python with what it needs.
 	@test -f var/python/appstoreserverlibrary/jws_signature_creator.py || python3 -m pip install -q --target var/python app-store-server-library
+	@# The metrics tests read metrics' answer with prometheus-client's own parser (PyPI).
+	@test -f var/python/prometheus_client/parser.py || python3 -m pip install -q --target var/python prometheus-client
 
 build: deps
 	$(SWIFT) build

@@ -41,6 +41,7 @@ let functionNames = [
     "set-consumption",
     "refund-requests",
     "retention-message",
+    "metrics",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

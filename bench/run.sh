@@ -194,6 +194,8 @@ echo "  targets: webhook >= 200 requests/s with p99 < 50 ms; worker >= 2,000 not
 
 source bench/webhooks.sh
 webhooks_bench
+source bench/metrics.sh
+metrics_bench
 
 # Slow clients (issue "Hardening"): 300 connections trickling a body a byte a second, held
 # while webhook deliveries are timed one after another (curl, a fresh connection each); then

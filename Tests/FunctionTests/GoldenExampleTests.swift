@@ -3,7 +3,7 @@ import Testing
 
 /// Runs every `functions/<name>/examples/*.json` against the built binary. An example is
 /// `{"description", "environment": {...}, "request": {...} | "stdin": "raw text",
-///   "response": {...} | "responseLines": [...], "exitCode": N}`;
+///   "response": {...} | "responseLines": [...] | "responseText": "exact text", "exitCode": N}`;
 /// the string "<<any>>" in an expected response matches any value (signatures are random).
 @Suite("Golden examples through the built binaries")
 struct GoldenExampleTests {
@@ -45,6 +45,11 @@ struct GoldenExampleTests {
         let result = try FunctionBinary(name: example.function).run(stdin: stdin, environment: environment)
         #expect(result.exitCode == (spec["exitCode"] as? Int32 ?? 0), "stderr: \(result.stderrText)")
 
+        if let text = spec["responseText"] as? String {
+            // A text answer (metrics' Prometheus exposition), compared whole.
+            #expect(result.stdoutText == text)
+            return
+        }
         let expectedLines: [Any]
         if let lines = spec["responseLines"] as? [Any] {
             expectedLines = lines

@@ -44,9 +44,16 @@ public final class NotificationProcessor {
     /// records requests and outcomes but answers none.
     private let refunds: RefundAnswerer?
 
+    /// Events the metrics aggregator counts at the end of each run, at most (0: none).
+    private let metricsCatchUp: Int
+    /// A bound that keeps a run's tail short while a busy log is followed run after run.
+    public static let defaultMetricsCatchUp = 5_000
+
     public init(store: any KeyValueStore, lease: Duration = NotificationProcessor.defaultLease, time: any TimeSource,
-                events: EventRecording? = nil, refunds: RefundAnswerer? = nil) {
+                events: EventRecording? = nil, refunds: RefundAnswerer? = nil,
+                metricsCatchUp: Int = NotificationProcessor.defaultMetricsCatchUp) {
         self.store = store
+        self.metricsCatchUp = metricsCatchUp
         self.time = time
         self.events = events
         self.refunds = refunds
@@ -64,15 +71,16 @@ public final class NotificationProcessor {
         while time.monotonic() < deadline {
             guard let claimed = try store.claim(from: StoreKeys.notificationQueue, lease: lease) else { break }
             do {
-                let (update, notice) = try process(claimed)
-                report.refundRequests.count(notice)
+                let notification = try decode(claimed)
+                let update = try repository.apply(notification.event)
+                report.refundRequests.count(try RefundRequestRepository(store: store).notice(notification, now: time.now().millisecondsSince1970))
                 switch update.outcome {
                 case .applied: report.applied += 1
                 case .stale: report.stale += 1
                 case .duplicate: report.duplicate += 1
                 case .ignored: report.ignored += 1
                 }
-                try store.acknowledge(claimed)
+                if try store.acknowledge(claimed) { try count(notification, onFailure: onFailure) }
                 relayEvents(into: &report)
             } catch let error as StoreError where error.isStoreFault {
                 // Down, full, read-only or damaged: every job would fail the same way, and
@@ -82,6 +90,9 @@ public final class NotificationProcessor {
             } catch {
                 report.failed += 1
                 onFailure(claimed.job.id, error)
+                if claimed.attempt >= claimed.job.maxAttempts {
+                    try PipelineMetrics(store: store).deadLettered(claimed.job.id, error: error, at: time.now().millisecondsSince1970)
+                }
                 try store.release(claimed, retryIn: Self.backoff(attempt: claimed.attempt))
             }
         }
@@ -99,6 +110,7 @@ public final class NotificationProcessor {
             }
             report.eventMilliseconds += Double((time.monotonic() - start) / .microseconds(1)) / 1000
         }
+        if metricsCatchUp > 0 { try catchUpMetrics(onFailure: onFailure) }
         report.deadLettered = max(0, try store.deadLetters(in: StoreKeys.notificationQueue).count - deadBefore)
         report.remaining = try store.pendingCount(in: StoreKeys.notificationQueue)
         return report
@@ -124,7 +136,29 @@ public final class NotificationProcessor {
         }
     }
 
-    private func process(_ claimed: ClaimedJob) throws -> (EntitlementUpdate, RefundRequestRepository.Notice?) {
+    /// Notifications received, by type: counted once acknowledged (`PipelineMetrics.received`).
+    private func count(_ notification: StoredNotification, onFailure: (String, any Error) -> Void) throws(StoreError) {
+        do {
+            try PipelineMetrics(store: store).received(notification)
+        } catch where error.isStoreFault {
+            throw error
+        } catch {
+            onFailure("metrics", error)
+        }
+    }
+
+    /// The end of every run: the metrics count what the run (and anyone else) logged, bounded.
+    private func catchUpMetrics(onFailure: (String, any Error) -> Void) throws(StoreError) {
+        do {
+            try MetricsAggregator(store: store).catchUp(maxEvents: metricsCatchUp, now: time.now().millisecondsSince1970)
+        } catch let error as StoreError where error.isStoreFault {
+            throw error
+        } catch {
+            onFailure("metrics", error)
+        }
+    }
+
+    private func decode(_ claimed: ClaimedJob) throws -> StoredNotification {
         // The job carries the stored record itself (the inbox queues both in one step), so the
         // worker never reads the notification key.
         let bytes = claimed.job.payload
@@ -137,8 +171,7 @@ public final class NotificationProcessor {
         guard notification.notificationUUID == claimed.job.id else {
             throw EntitlementError("job \(claimed.job.id) carries notification \(notification.notificationUUID)")
         }
-        let update = try repository.apply(notification.event)
-        return (update, try RefundRequestRepository(store: store).notice(notification, now: time.now().millisecondsSince1970))
+        return notification
     }
 
     /// 10 s, 20 s, 40 s, ... at most an hour between attempts.

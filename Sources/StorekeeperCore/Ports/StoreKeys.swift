@@ -63,6 +63,15 @@ import OpenSSLCrypto
 /// | `user:<userId>:consumption-consent` | the user's latest decision to share consumption data with Apple (`ConsumptionConsent`) | — | set-consumption |
 /// | `appstore:token:<appAccountToken>:consumption-consent` | the same for an appAccountToken whose user Storekeeper does not know | — | set-consumption |
 /// | `appstore:transaction:<transactionId>:consumption` | the backend's delivery status and consumption of one transaction (`TransactionConsumption`) | — | set-consumption |
+/// | `metrics:cursor` | how far the metrics aggregator has counted the event log everywhere (`MetricsCursor`): moves only after every shard of a batch is written | — | the aggregator (process-notifications, metrics) |
+/// | `metrics:shards` | set of `<bundleId>/<environment>`: every app and environment with metrics | — | the aggregator |
+/// | `metrics:app:<bundleId>:<environment>` | one app's metrics in one environment (`MetricsShard`): the sequence counted, current subscriptions, totals, daily buckets (92 days), the subscription states its last write changed | — | the aggregator, by compare-and-set per batch |
+/// | `metrics:app:<bundleId>:<environment>:subscription:<originalTransactionId>` | a subscription's last counted state and the sequence that made it (`MetricsSubscriptionRecord`) | — | the aggregator (copied from its shard's pending states) |
+/// | `metrics:app:<bundleId>:<environment>:notifications` | notifications received by type since counting began, and the last one (`NotificationCounts`) | — | process-notifications, once a notification is acknowledged |
+/// | `metrics:app:<bundleId>:<environment>:notifications:<yyyy-mm-dd>` | the day's notifications by type (`NotificationCounts`) | 92 days | process-notifications |
+/// | `metrics:notifications:dead-letter` | the last notification dead-lettered: its id, error code and when (`DeadLetterNote`) | — | process-notifications |
+/// | `metrics:reconcile:<bundleId>` | reconciliation corrections by kind since counting began (`CorrectionCounts`) | — | reconcile, after each run |
+/// | `metrics:reconcile:<bundleId>:<yyyy-mm-dd>` | the day's corrections by kind (`CorrectionCounts`) | 92 days | reconcile |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
 /// sessions and `siwa:sub:<sub>`; it keeps `user:<userId>:transactions`, the entitlements and
@@ -302,5 +311,41 @@ public enum StoreKeys {
 
     public static func transactionConsumption(_ transactionId: String) -> String {
         "appstore:transaction:" + transactionId + ":consumption"
+    }
+
+    // MARK: Metrics (issue 17)
+
+    /// How far the metrics aggregator has counted the event log (`MetricsCursor`).
+    public static let metricsCursor = "metrics:cursor"
+
+    /// Set of every app and environment with metrics (`MetricsShardID.member`).
+    public static let metricsShards = "metrics:shards"
+
+    /// One app's metrics in one environment (`MetricsShard`): its own key, so shards spread
+    /// over a cluster and never contend with each other or with the records they count.
+    public static func metricsShard(_ shard: MetricsShardID) -> String {
+        "metrics:app:" + shard.app + ":" + shard.environment
+    }
+
+    public static func metricsSubscription(_ shard: MetricsShardID, originalTransactionId: String) -> String {
+        metricsShard(shard) + ":subscription:" + originalTransactionId
+    }
+
+    public static func metricsNotifications(_ shard: MetricsShardID) -> String {
+        metricsShard(shard) + ":notifications"
+    }
+
+    public static func metricsNotificationDay(_ shard: MetricsShardID, day: String) -> String {
+        metricsShard(shard) + ":notifications:" + day
+    }
+
+    public static let metricsDeadLetter = "metrics:notifications:dead-letter"
+
+    public static func metricsCorrections(bundleId: String) -> String {
+        "metrics:reconcile:" + bundleId
+    }
+
+    public static func metricsCorrectionDay(bundleId: String, day: String) -> String {
+        "metrics:reconcile:" + bundleId + ":" + day
     }
 }

@@ -33,7 +33,8 @@ public final class ProcessNotificationsFunction: TypedFunction {
               ignored: TEST, unknown types, consumables; failed: given back with backoff;
               remaining: still queued when the budget ran out; events: put in the event log
               (each notification's once it is acknowledged, then any other function left waiting),
-              eventMilliseconds: the time that took
+              eventMilliseconds: the time that took; the run then counts the metrics of the new events
+              (at most 5000; `metrics` answers them) and counts each acknowledged notification by type
               refundRequests: CONSUMPTION_REQUEST recorded, closed by REFUND / REFUND_DECLINED (withoutRequest: an
               outcome for a transaction with no request: kept for a request met later, in no report), then the answers due worked (at most 20 sends a run,
               after every acknowledgement): answered (Send Consumption Information v2 accepted), waiting (no consent yet,

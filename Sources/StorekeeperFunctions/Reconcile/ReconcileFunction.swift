@@ -137,9 +137,12 @@ public final class ReconcileFunction: TypedFunction {
             verifier: run.verification.makeVerifier(adapters: context.adapters, log: context.log), clock: context.clock,
             events: EventRecording.of(context, catalog: run.settings.catalog))
         let log = context.log
+        let clock = context.clock
         reconciler.onCorrection = { correction in
-            // A correction is the trace of a lost notification: worth a line each.
+            // A correction is the trace of a lost notification: worth a line each, and a count.
             log.warning("entitlement_corrected", ["originalTransactionId": correction.originalTransactionId, "kind": correction.kind])
+            do { try PipelineMetrics(store: store).corrected(kind: correction.kind, bundleId: app.bundleId, at: clock.now().millisecondsSince1970) }
+            catch { log.warning("metrics_not_counted", ["kind": correction.kind, "error": String(describing: error)]) }
         }
         return reconciler
     }

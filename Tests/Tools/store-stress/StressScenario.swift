@@ -27,6 +27,10 @@ enum StressScenario {
                                          appended ID SEQUENCE STREAM VERSION | duplicate ID SEQUENCE
           fill-events STORE COUNT CUSTOMERS
                                          COUNT events in the event log, over CUSTOMERS customers
+          fill-customer-events STORE COUNT CUSTOMERS
+                                         COUNT events over CUSTOMERS customers, each with a customer
+                                         state as the relay attaches it (for the metrics)
+          metrics-catch-up STORE         the metrics aggregator counts the whole log; prints events, ms
           relay STORE                    moves every event still in an outbox into the event log
                                          (EventRelay.relayPending); prints how many it appended
           bench STORE N                  operations per second, one JSON line per operation
@@ -90,6 +94,10 @@ enum StressScenario {
             try appendToLog(StoreOpener.open(locator), log: rest[0], count: number(rest[1]), streams: number(rest[2]))
         case ("fill-events", 2):
             try fillEvents(StoreOpener.open(locator), count: number(rest[0]), customers: number(rest[1]))
+        case ("fill-customer-events", 2):
+            try fillCustomerEvents(StoreOpener.open(locator), count: number(rest[0]), customers: number(rest[1]))
+        case ("metrics-catch-up", 0):
+            try metricsCatchUp(StoreOpener.open(locator))
         case ("relay", 0):
             let catalog = Catalog(apps: [], entitlements: [:], products: [:], productsImplied: true)
             print(try EventRelay(store: StoreOpener.open(locator), catalog: catalog).relayPending(now: 1_780_272_000_000))

@@ -28,7 +28,11 @@ public struct WebhookEndpointStatus: Codable, Sendable, Equatable {
 
     /// Reads the endpoint's state at `now` (ms).
     public static func read(_ endpoint: WebhookEndpoint, store: any KeyValueStore, now: Int64) throws -> WebhookEndpointStatus {
-        let name = endpoint.name
+        try read(name: endpoint.name, host: endpoint.host, store: store, now: now)
+    }
+
+    /// The same by the endpoint's name alone (metrics know no secret).
+    public static func read(name: String, host: String, store: any KeyValueStore, now: Int64) throws -> WebhookEndpointStatus {
         let cursor = try store.get(StoreKeys.webhookCursor(endpoint: name), as: WebhookCursor.self)?.sequence ?? 0
         let log = EventLog(store: store)
         let last = try log.bounds().last
@@ -43,7 +47,7 @@ public struct WebhookEndpointStatus: Codable, Sendable, Equatable {
             for event in events { oldest = min(oldest ?? event.recordedAt, event.recordedAt) }
         }
         return WebhookEndpointStatus(
-            name: name, host: endpoint.host, cursor: cursor, lastSequence: last, pending: pending,
+            name: name, host: host, cursor: cursor, lastSequence: last, pending: pending,
             oldestPendingAgeSeconds: oldest.map { max(0, now - $0) / 1000 }, waitingCustomers: members.count,
             failures: failures, deadLetters: try deadLetters(of: name, store: store))
     }

@@ -1,0 +1,71 @@
+/// Everything the metrics and the dashboard show, read from the store at once: per app and
+/// environment the aggregator's shard and the notification counts, per app the reconciliation
+/// corrections, and the pipeline's state (queue, dead letters, webhook endpoints). Its cost
+/// grows with the apps, environments and endpoints, never with the customers.
+public struct MetricsReading: Sendable {
+    public struct Shard: Sendable {
+        public var id: MetricsShardID
+        /// nil until an event of the shard was counted.
+        public var figures: MetricsShard?
+        public var notifications: NotificationCounts?
+    }
+
+    /// When it was read (ms, the function's clock).
+    public var now: Int64
+    public var shards: [Shard]
+    /// Bundle id → corrections since counting began.
+    public var corrections: [String: CorrectionCounts]
+    public var queueDepth: Int
+    public var deadLetters: Int
+    public var lastDeadLetter: DeadLetterNote?
+    public var webhooks: [WebhookEndpointStatus]
+    /// The event log's last sequence and how far the aggregator has counted it.
+    public var lastSequence: Int64
+    public var countedSequence: Int64
+
+    /// Reads it all; `webhooks` names the endpoints (name, host) to report.
+    public static func read(store: any KeyValueStore, webhooks: [(name: String, host: String)], now: Int64) throws -> MetricsReading {
+        let ids = try store.setMembers(StoreKeys.metricsShards).compactMap(MetricsShardID.init(member:)).sorted()
+        var shards: [Shard] = []
+        var corrections: [String: CorrectionCounts] = [:]
+        for id in ids {
+            shards.append(Shard(id: id, figures: try store.get(StoreKeys.metricsShard(id), as: MetricsShard.self),
+                                notifications: try store.get(StoreKeys.metricsNotifications(id), as: NotificationCounts.self)))
+            if corrections[id.app] == nil, let counts = try store.get(StoreKeys.metricsCorrections(bundleId: id.app), as: CorrectionCounts.self) {
+                corrections[id.app] = counts
+            }
+        }
+        return MetricsReading(
+            now: now, shards: shards, corrections: corrections,
+            queueDepth: try store.pendingCount(in: StoreKeys.notificationQueue),
+            deadLetters: try store.deadLetters(in: StoreKeys.notificationQueue).count,
+            lastDeadLetter: try store.get(StoreKeys.metricsDeadLetter, as: DeadLetterNote.self),
+            webhooks: try webhooks.map { try WebhookEndpointStatus.read(name: $0.name, host: $0.host, store: store, now: now) },
+            lastSequence: try EventLog(store: store).bounds().last,
+            countedSequence: try MetricsAggregator(store: store).cursor())
+    }
+}
+
+extension MetricsShard {
+    /// One day of the "over time" view.
+    public struct DayFigures: Sendable, Equatable {
+        public var day: String
+        /// `MetricsFlow` raw value → count that day.
+        public var flows: [String: Int]
+        /// Active subscriptions at the end of the day: today's, less the net changes since.
+        public var active: Int
+    }
+
+    /// The last `count` days up to the day of `now` (ms), oldest first, one entry a day.
+    public func daily(count: Int, now: Int64) -> [DayFigures] {
+        var figures: [DayFigures] = []
+        var active = current.active
+        for back in 0..<max(0, min(count, Self.retainedDays)) {
+            let day = MetricsDay.of(now - Int64(back) * MetricsDay.milliseconds)
+            let flows = days[day] ?? [:]
+            figures.append(DayFigures(day: day, flows: flows, active: active))
+            active -= flows[MetricsFlow.activeChange.rawValue] ?? 0
+        }
+        return figures.reversed()
+    }
+}
