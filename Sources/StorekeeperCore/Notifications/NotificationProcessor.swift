@@ -66,6 +66,7 @@ public final class NotificationProcessor {
     /// `StoreError` whose `isStoreFault` is set), so the worker exits 75 and retries later.
     public func run(budget: Duration, onFailure: (String, any Error) -> Void = { _, _ in }) throws(StoreError) -> Report {
         var report = Report()
+        var tally = ReceivedTally()
         let deadline = time.monotonic() + budget
         let deadBefore = try store.deadLetters(in: StoreKeys.notificationQueue).count
         while time.monotonic() < deadline {
@@ -80,7 +81,8 @@ public final class NotificationProcessor {
                 case .duplicate: report.duplicate += 1
                 case .ignored: report.ignored += 1
                 }
-                if try store.acknowledge(claimed) { try count(notification, onFailure: onFailure) }
+                if try store.acknowledge(claimed) { tally.add(notification) }
+                if tally.count >= ReceivedTally.batch { try count(&tally, onFailure: onFailure) }
                 relayEvents(into: &report)
             } catch let error as StoreError where error.isStoreFault {
                 // Down, full, read-only or damaged: every job would fail the same way, and
@@ -96,6 +98,7 @@ public final class NotificationProcessor {
                 try store.release(claimed, retryIn: Self.backoff(attempt: claimed.attempt))
             }
         }
+        try count(&tally, onFailure: onFailure)
         try answerRefundRequests(into: &report, onFailure: onFailure)
         if let events {
             // The cron job every deployment runs: events any function left in an outbox (a
@@ -136,10 +139,13 @@ public final class NotificationProcessor {
         }
     }
 
-    /// Notifications received, by type: counted once acknowledged (`PipelineMetrics.received`).
-    private func count(_ notification: StoredNotification, onFailure: (String, any Error) -> Void) throws(StoreError) {
+    /// Notifications received, by type: counted once acknowledged, a batch at a time
+    /// (`PipelineMetrics.received`).
+    private func count(_ tally: inout ReceivedTally, onFailure: (String, any Error) -> Void) throws(StoreError) {
+        guard tally.count > 0 else { return }
+        defer { tally = ReceivedTally() }
         do {
-            try PipelineMetrics(store: store).received(notification)
+            try PipelineMetrics(store: store).received(tally)
         } catch where error.isStoreFault {
             throw error
         } catch {

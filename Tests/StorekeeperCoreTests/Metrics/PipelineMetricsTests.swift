@@ -48,6 +48,35 @@ struct PipelineMetricsTests {
         #expect(figures.current.statuses == ["auto_renew_off": 1])
     }
 
+    @Test func aBusyRunCountsAHundredAtATimeAndTheRestAtItsEnd() throws {
+        let store = MemoryStore()
+        let inbox = NotificationInbox(verifier: try TestPKI.verifier(), store: store)
+        var stories: [LifecycleSimulator] = []
+        for index in 0..<(ReceivedTally.batch + 30) {
+            var story = LifecycleSimulator(originalTransactionId: String(900_000 + index))
+            story.subscribe()
+            stories.append(story)
+        }
+        let clock = Clock(at: Date(millisecondsSince1970: stories[0].now + 1_000))
+        for story in stories { _ = try inbox.receive(signedPayload: try story.notifications[0].signedPayload(), now: clock.now()) }
+        // Killed at the end of the run, at its second count: the first batch stays counted.
+        var countsWritten = 0
+        store.killAtWrite = { key in
+            if key == StoreKeys.metricsNotifications(Self.shard) { countsWritten += 1 }
+            return countsWritten > 1
+        }
+        #expect(throws: (any Error).self) { try NotificationProcessor(store: store, time: clock, metricsCatchUp: 0).run(budget: .seconds(30)) }
+        store.restart()
+        let first = try store.get(StoreKeys.metricsNotifications(Self.shard), as: NotificationCounts.self)
+        #expect(first?.types == ["SUBSCRIBED": ReceivedTally.batch])
+        store.killAtWrite = nil
+        _ = try NotificationProcessor(store: store, time: clock, metricsCatchUp: 0).run(budget: .seconds(30))
+        let totals = try store.get(StoreKeys.metricsNotifications(Self.shard), as: NotificationCounts.self)
+        // The thirty acknowledged after it were the batch the kill lost; nothing counts twice.
+        #expect(totals?.types == ["SUBSCRIBED": ReceivedTally.batch])
+        #expect(try store.pendingCount(in: StoreKeys.notificationQueue) == 0)
+    }
+
     @Test func theLastAttemptOfAFailingNotificationLeavesItsErrorCode() throws {
         let store = MemoryStore()
         let clock = Clock(at: Date(millisecondsSince1970: 1_780_272_000_000))
