@@ -49,6 +49,8 @@ enum SQLiteSchema {
         CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (queue, priority) WHERE state = 'ready';
         CREATE INDEX IF NOT EXISTS jobs_leased ON jobs (queue, visible_at) WHERE state = 'leased';
         CREATE INDEX IF NOT EXISTS jobs_dead ON jobs (queue, visible_at) WHERE state = 'dead';
+        -- The oldest pending job's age (metrics) reads the head of this one.
+        CREATE INDEX IF NOT EXISTS jobs_pending_age ON jobs (queue, enqueued_at) WHERE state <> 'dead';
         -- Append-only logs. An entry's place is (log, sequence): reading after a sequence is
         -- a range of the primary key. A rowid table: entries (events) run to several KB.
         CREATE TABLE IF NOT EXISTS log_entries (
