@@ -4,11 +4,12 @@
 /// Times are milliseconds since 1970 (the process's wall clock). Expired rows stay until a
 /// sweep removes them and are treated as absent by every read.
 ///
-/// Versions: 1, values, sets and queues; 2, the append-only logs (`log_*` tables). Every
+/// Versions: 1, values, sets and queues; 2, the append-only logs (`log_*` tables); 3, the
+/// index `jobs_pending_age` (the oldest pending job's age). Every
 /// statement says IF NOT EXISTS, so a database at an older version runs the same batch and
 /// gains only what it lacks, its rows untouched.
 enum SQLiteSchema {
-    static let version: Int64 = 2
+    static let version: Int64 = 3
 
     /// Run inside one BEGIN IMMEDIATE transaction; bumps user_version last, so a crash mid-way
     /// leaves the version at 0 and the next open creates the rest.
