@@ -35,6 +35,13 @@ extension MetricsExposition {
                 out.sample("storekeeper_webhook_events", ["endpoint": status.name, "state": state], Int64(count))
             }
         }
+        out.family("storekeeper_webhook_deliveries_total", .counter, help: "Delivery attempts per webhook endpoint and result: "
+                   + "delivered (answered 2xx), failed (to be retried), dead (the last attempt, dead-lettered).")
+        for status in reading.webhooks {
+            for (result, count) in (reading.webhookDeliveries[status.name] ?? WebhookDeliveryCounts()).results {
+                out.sample("storekeeper_webhook_deliveries_total", ["endpoint": status.name, "result": result], Int64(count))
+            }
+        }
         out.family("storekeeper_webhook_oldest_pending_age_seconds", .gauge,
                    help: "How long the oldest event pending for the endpoint has been in the log.")
         for status in reading.webhooks {

@@ -26,6 +26,8 @@ public struct MetricsReading: Sendable {
     public var deadLetters: Int
     public var lastDeadLetter: DeadLetterNote?
     public var webhooks: [WebhookEndpointStatus]
+    /// Endpoint name → delivery attempts by result since counting began, for every endpoint of `webhooks`.
+    public var webhookDeliveries: [String: WebhookDeliveryCounts]
     /// The event log's last sequence and how far the aggregator has counted it.
     public var lastSequence: Int64
     public var countedSequence: Int64
@@ -58,6 +60,8 @@ public struct MetricsReading: Sendable {
             deadLetters: try store.deadLetters(in: StoreKeys.notificationQueue).count,
             lastDeadLetter: try store.get(StoreKeys.metricsDeadLetter, as: DeadLetterNote.self),
             webhooks: try webhooks.map { try WebhookEndpointStatus.read(name: $0.name, host: $0.host, store: store, now: now) },
+            webhookDeliveries: try Dictionary(webhooks.map { ($0.name, try WebhookDeliveryCounts.read(endpoint: $0.name, store: store)) },
+                                              uniquingKeysWith: { first, _ in first }),
             lastSequence: try EventLog(store: store).bounds().last,
             countedSequence: try MetricsAggregator(store: store).cursor())
     }

@@ -90,7 +90,9 @@ public final class DeliverEventsFunction: TypedFunction {
                 if let nextDueAt { fields["nextDueAt"] = nextDueAt }
                 log.warning(nextDueAt == nil ? "webhook_dead_lettered" : "webhook_failed", fields)
             }
-            reports.append(try deliverer.pass(budget: budget, stop: stop))
+            let report = try deliverer.pass(budget: budget, stop: stop)
+            try WebhookDeliveryCounts.add(report, store: store)
+            reports.append(report)
         }
         return reports
     }

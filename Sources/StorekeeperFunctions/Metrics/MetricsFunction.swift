@@ -33,6 +33,7 @@ public final class MetricsFunction: TypedFunction {
               storekeeper_notification_queue_jobs, storekeeper_queue_oldest_job_age_seconds (0 when empty),
               storekeeper_notification_dead_letters,
               storekeeper_notification_last_dead_letter_timestamp_seconds{code}, storekeeper_webhook_events{endpoint,state},
+              storekeeper_webhook_deliveries_total{endpoint,result},
               storekeeper_webhook_oldest_pending_age_seconds{endpoint}, storekeeper_reconciliation_corrections_total{app,kind},
               storekeeper_event_log_last_sequence, storekeeper_metrics_events_behind
             Before answering it counts at most 2000 new events of the log (the rest at the next scrape or worker run).
