@@ -28,6 +28,8 @@ public struct MetricsReading: Sendable {
     public var webhooks: [WebhookEndpointStatus]
     /// Endpoint name → delivery attempts by result since counting began, for every endpoint of `webhooks`.
     public var webhookDeliveries: [String: WebhookDeliveryCounts]
+    /// recover-notifications' last runs (at most 30, oldest first) by app and environment.
+    public var recoveryRuns: [MetricsShardID: [RecoveryRun]]
     /// The event log's last sequence and how far the aggregator has counted it.
     public var lastSequence: Int64
     public var countedSequence: Int64
@@ -62,6 +64,7 @@ public struct MetricsReading: Sendable {
             webhooks: try webhooks.map { try WebhookEndpointStatus.read(name: $0.name, host: $0.host, store: store, now: now) },
             webhookDeliveries: try Dictionary(webhooks.map { ($0.name, try WebhookDeliveryCounts.read(endpoint: $0.name, store: store)) },
                                               uniquingKeysWith: { first, _ in first }),
+            recoveryRuns: try RecoveryRunHistory.readAll(store: store),
             lastSequence: try EventLog(store: store).bounds().last,
             countedSequence: try MetricsAggregator(store: store).cursor())
     }

@@ -73,6 +73,8 @@ import OpenSSLCrypto
 /// | `metrics:notifications:dead-letter` | the last notification dead-lettered: its id, error code and when (`DeadLetterNote`) | — | process-notifications |
 /// | `metrics:reconcile:<bundleId>` | reconciliation corrections by kind since counting began (`CorrectionCounts`) | — | reconcile, after each run |
 /// | `metrics:reconcile:<bundleId>:<yyyy-mm-dd>` | the day's corrections by kind (`CorrectionCounts`) | 92 days | reconcile |
+/// | `recovery:runs` | set of `<bundleId>/<environment>`: every app and environment recover-notifications ran for | — | recover-notifications |
+/// | `recovery:runs:<bundleId>:<environment>` | the last 30 runs of recover-notifications, oldest first: window, end, complete or not, the report with Apple's first send attempt results (`RecoveryRunHistory`) | — | recover-notifications, once at the end of each run |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
 /// sessions and `siwa:sub:<sub>`; it keeps `user:<userId>:transactions`, the entitlements and
@@ -350,5 +352,13 @@ public enum StoreKeys {
 
     public static func metricsCorrectionDay(bundleId: String, day: String) -> String {
         "metrics:reconcile:" + bundleId + ":" + day
+    }
+
+    /// Set of every app and environment with recovery runs (`MetricsShardID.member`).
+    public static let recoveryHistories = "recovery:runs"
+
+    /// The last runs of recover-notifications for one app in one environment (`RecoveryRunHistory`).
+    public static func recoveryRuns(_ shard: MetricsShardID) -> String {
+        "recovery:runs:" + shard.app + ":" + shard.environment
     }
 }

@@ -73,7 +73,7 @@ struct MetricsBinaryTests {
     static func expectLifecycleFigures(_ families: [PrometheusParser.Family], text: String, lastReceived: Int64) throws {
         let app = Self.app
         #expect(families.allSatisfy { $0.name.hasPrefix("storekeeper_") && !$0.help.isEmpty }, "\(text)")
-        #expect(families.count == 18, "every family, with help and type: \(families.map(\.name))")
+        #expect(families.count == 22, "every family, with help and type: \(families.map(\.name))")
         #expect(families.first { $0.name == "storekeeper_subscription_events" }?.type == "counter")
         #expect(families.first { $0.name == "storekeeper_subscriptions" }?.type == "gauge")
         // Now: the converted trial is active with auto-renew off; the refunded one counts nowhere.
