@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Remakes bench/startup.order (see bench/startup-order.py for why): after `make release`, each
-# request-path function is relinked unstripped from the same objects, run once under callgrind
-# on a typical request, and the functions that ran are written out, for the release link
-# (Package.swift, releaseExecutableFlags) to lay side by side. Run it when start-up code has
+# function is relinked unstripped from the same objects, run under callgrind on the bench's
+# requests and on each of its golden examples, and the functions that ran are written out, for
+# the release link (Package.swift, releaseExecutableFlags) to lay side by side. Run it when start-up code has
 # changed much; a stale list only costs memory, never correctness. It links the release
 # binaries again at the end (SwiftPM does not see the list as an input).
 set -euo pipefail
@@ -36,15 +36,16 @@ for run in "${runs[@]}"; do
 done
 # Then the first request of a deployment, whose chain is not cached yet: X.509 validation and
 # OpenSSL's providers (run against a fresh store, so nothing above is disturbed).
-STORE_URL="sqlite:$work/cold.db" valgrind --tool=callgrind --callgrind-out-file="$work/cold.callgrind" \
+STORE_URL="sqlite:$work/cold.db" valgrind --tool=callgrind --callgrind-out-file="$work/cold.first-request.callgrind" \
   "$work/verify-signed-data" < "$work/notification.json" >/dev/null 2>&1
-# The steady state first, the cold path after it, each function once.
-{
-  for name in verify-signed-data receive-notification ingest-transaction get-entitlements; do
-    python3 bench/startup-order.py symbols "$work/$name" "$work/$name".*.callgrind
-  done
-  python3 bench/startup-order.py symbols "$work/verify-signed-data" "$work/cold.callgrind"
-} | awk '!seen[$0]++' > bench/startup.order
+# Every function's golden examples (the requests bench/memory.py measures), once each.
+python3 bench/startup-order.py examples "$work"
+# Shared code first; the bench's request path before the other functions; the cold path last.
+others=$(for folder in functions/*/; do basename "$folder"; done \
+  | grep -vxE 'verify-signed-data|receive-notification|ingest-transaction|get-entitlements')
+# shellcheck disable=SC2086 # one function name a word
+python3 bench/startup-order.py order "$work" verify-signed-data receive-notification ingest-transaction \
+  get-entitlements $others cold=verify-signed-data > bench/startup.order
 echo "bench/startup.order: $(wc -l < bench/startup.order) functions"
 # SwiftPM does not know the order file is a link input: link the functions again with it.
 for folder in functions/*/; do rm -f "$BIN/$(basename "$folder")"; done

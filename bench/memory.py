@@ -16,21 +16,14 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
+
+import examples
 
 TARGET_KIB = 10 * 1024
 
 
 def run_example(bin_dir, timer, out_dir, function, path):
-    spec = json.load(open(path))
-    environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    environment.update(spec.get("environment", {}))
-    if "STORE_URL" not in environment:
-        store = tempfile.mkdtemp(dir=out_dir, prefix="memory-")
-        environment["STORE_URL"] = "sqlite:" + os.path.join(store, "store.db")
-    request = os.path.join(out_dir, "memory-request.json")
-    with open(request, "w") as file:
-        file.write(spec["stdin"] if "stdin" in spec else json.dumps(spec["request"]))
+    spec, environment, request = examples.prepare(path, out_dir)
     command = [timer, "-n", "1", "-w", "0", "-i", request, "-x", str(spec.get("exitCode", 0)),
                "--", os.path.join(bin_dir, function)]
     answer = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=os.getcwd())
@@ -42,14 +35,10 @@ def main():
     bin_dir, timer, out_dir = sys.argv[1:4]
     extra = sys.argv[4] if len(sys.argv) > 4 else None
     peaks = {}
-    for function in sorted(os.listdir("functions")):
-        folder = os.path.join("functions", function, "examples")
-        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-            if not name.endswith(".json"):
-                continue
-            kib = run_example(bin_dir, timer, out_dir, function, os.path.join(folder, name))
-            if kib is not None and kib > peaks.get(function, (0, ""))[0]:
-                peaks[function] = (kib, name)
+    for function, path in examples.examples():
+        kib = run_example(bin_dir, timer, out_dir, function, path)
+        if kib is not None and kib > peaks.get(function, (0, ""))[0]:
+            peaks[function] = (kib, os.path.basename(path))
     if extra and os.path.exists(extra):
         for text in open(extra):
             line = json.loads(text)
