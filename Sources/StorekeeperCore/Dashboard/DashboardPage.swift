@@ -65,7 +65,7 @@ public struct DashboardPage: Sendable {
     }
 
     /// 12345 milliunits → "12.35"; no locale.
-    static func amount(milliunits: Int64) -> String {
+    public static func amount(milliunits: Int64) -> String {
         let cents = (milliunits + (milliunits >= 0 ? 5 : -5)) / 10
         let sign = cents < 0 ? "-" : ""
         let magnitude = abs(cents)
