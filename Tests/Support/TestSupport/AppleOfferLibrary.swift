@@ -4,27 +4,11 @@ import Foundation
 /// into var/python) signing offers through Tests/Support/peers/apple_offer_signatures.py:
 /// the implementation sign-offer's signatures are compared with.
 public enum AppleOfferLibrary {
-    static let support = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    static let script = support.appendingPathComponent("peers/apple_offer_signatures.py").path
-    /// Where `make deps` installs the library.
-    static let packages = support.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("var/python").path
-
-    static var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["PYTHONPATH"] = ([packages] + (environment["PYTHONPATH"].map { [$0] } ?? [])).joined(separator: ":")
-        return environment
-    }
+    static let script = PythonPeers.script("peers/apple_offer_signatures.py")
+    static var environment: [String: String] { PythonPeers.environment }
 
     /// A python3 that imports the library from var/python, or nil.
-    public static let python: String? = {
-        for candidate in ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"]
-        where FileManager.default.isExecutableFile(atPath: candidate) {
-            let probe = try? SpawnedProcess.spawn(candidate, ["-c", "import appstoreserverlibrary.jws_signature_creator"],
-                                                  environment: environment)
-            if probe?.waitOrKill(limit: 60).termination == .exited(0) { return candidate }
-        }
-        return nil
-    }()
+    public static let python: String? = PythonPeers.python(importing: "appstoreserverlibrary.jws_signature_creator")
 
     /// The library's signature for `spec` (see the script for its fields): base64 DER for
     /// the original promotional offer, a compact JWS for the other kinds.

@@ -17,25 +17,11 @@ public enum PrometheusParser {
         public var samples: [Sample]
     }
 
-    static let support = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    static let script = support.appendingPathComponent("peers/prometheus_parse.py").path
-    static let packages = support.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("var/python").path
-
-    static var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["PYTHONPATH"] = ([packages] + (environment["PYTHONPATH"].map { [$0] } ?? [])).joined(separator: ":")
-        return environment
-    }
+    static let script = PythonPeers.script("peers/prometheus_parse.py")
+    static var environment: [String: String] { PythonPeers.environment }
 
     /// A python3 that imports the parser from var/python, or nil.
-    public static let python: String? = {
-        for candidate in ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"]
-        where FileManager.default.isExecutableFile(atPath: candidate) {
-            let probe = try? SpawnedProcess.spawn(candidate, ["-c", "import prometheus_client.parser"], environment: environment)
-            if probe?.waitOrKill(limit: 60).termination == .exited(0) { return candidate }
-        }
-        return nil
-    }()
+    public static let python: String? = PythonPeers.python(importing: "prometheus_client.parser")
 
     /// The families the parser reads in `text`; throws with the parser's message when it refuses it.
     public static func parse(_ text: String) throws -> [Family] {

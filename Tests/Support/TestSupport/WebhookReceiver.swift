@@ -8,10 +8,6 @@ public final class WebhookReceiver: @unchecked Sendable {
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("fakes/webhook_receiver.py").path
 
-    /// Where `make deps` installs the standardwebhooks package.
-    static let packages = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("var/python").path
-
     /// One delivery as the receiver saw it.
     public struct Delivery: Sendable, Equatable {
         public var path: String
@@ -66,9 +62,7 @@ public final class WebhookReceiver: @unchecked Sendable {
                          "--control", directory.appendingPathComponent("control.json").path]
         for (path, secret) in secrets.sorted(by: { $0.key < $1.key }) { arguments += ["--secret", "\(path)=\(secret)"] }
         // `make deps` installs standardwebhooks into var/python (see the Makefile).
-        var environment = ProcessInfo.processInfo.environment
-        environment["PYTHONPATH"] = ([Self.packages] + (environment["PYTHONPATH"].map { [$0] } ?? [])).joined(separator: ":")
-        process = try SpawnedProcess.spawn(python, arguments, environment: environment,
+        process = try SpawnedProcess.spawn(python, arguments, environment: PythonPeers.environment,
                                            stderr: directory.appendingPathComponent("stderr.log").path)
         port = try process.awaitPort(in: portFile, stderrFile: directory.appendingPathComponent("stderr.log").path,
                                      name: "the webhook receiver")
