@@ -8,10 +8,11 @@ public enum DashboardHTML {
     static let style = """
         body{font:15px/1.4 system-ui,sans-serif;margin:0;padding:1em;max-width:70em;color:#222}
         h1{font-size:1.3em}h2{font-size:1.1em;border-bottom:1px solid #ccc;margin-top:1.5em}
-        table{border-collapse:collapse;margin:.5em 0;max-width:100%}td,th{padding:.2em .6em;text-align:left;border-bottom:1px solid #eee}
+        table{border-collapse:collapse;margin:.5em 0;max-width:100%}td,th{padding:.2em .6em;text-align:left;border-bottom:1px solid #eee;overflow-wrap:anywhere}
         td.n{text-align:right;font-variant-numeric:tabular-nums}.band{padding:.5em;margin:.5em 0}
         .red{background:#c62828;color:#fff}.ok{background:#e8f5e9}.chart{display:inline-block;margin:.3em 1em .3em 0}
-        svg{max-width:100%;height:auto}form{margin:1em 0}input{font-size:1em;padding:.3em;max-width:100%}
+        svg{max-width:100%;height:auto}form{margin:1em 0}input{font-size:1em;padding:.3em;max-width:100%;box-sizing:border-box}
+        code{overflow-wrap:anywhere}.story{padding-left:1.5em}.story li{margin:.2em 0;overflow-wrap:anywhere}.src{color:#666}
         """
 
     public static func document(title: String, body: String) -> String {

@@ -43,7 +43,9 @@ extension DashboardPage {
             html += " (last: \(HTMLEscaping.escape(note.code)) at \(HTMLEscaping.escape(UTCTimestamp.format(milliseconds: note.at))), "
                 + "notification \(HTMLEscaping.escape(note.notificationUUID)))"
         }
-        html += ".</p>" + DashboardHTML.table(("Notification type", "Received"), types.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) })
+        html += ".</p>" + perDay()
+        html += "<h3>Notifications received since counting began</h3>"
+            + DashboardHTML.table(("Notification type", "Received"), types.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) })
         var kinds: [String: Int] = [:]
         for (correctedApp, counts) in reading.corrections where app == nil || correctedApp == app {
             kinds.merge(counts.kinds, uniquingKeysWith: +)
@@ -54,6 +56,17 @@ extension DashboardPage {
         html += DashboardHTML.table(("Endpoint", "Pending / failing / dead"), reading.webhooks.map {
             ($0.name, "\($0.pending) / \($0.failures.values.reduce(0, +)) / \($0.deadLetters.count)")
         })
+        return html
+    }
+
+    /// One chart a notification type, one bar a day, and all types together.
+    private func perDay() -> String {
+        guard let days = notificationDays?.days, let first = days.first?.day, let last = days.last?.day else { return "" }
+        var html = "<h3>Notifications received per day by type</h3>"
+        html += DashboardHTML.bars("all notifications", days.map { $0.types.values.reduce(0, +) }, first: first, last: last)
+        for type in notificationDays?.types ?? [] {
+            html += DashboardHTML.bars(type, days.map { $0.types[type] ?? 0 }, first: first, last: last)
+        }
         return html
     }
 

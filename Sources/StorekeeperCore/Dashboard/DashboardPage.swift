@@ -7,13 +7,23 @@ public struct DashboardPage: Sendable {
     public var environment: String
     /// Past this long without a notification the pipeline shows a red band.
     public var quietSeconds: Int64
+    /// Notifications received per day by type over the days shown (`NotificationDays.read`
+    /// of `shardIDs`); nil: not read, the pipeline shows the totals only.
+    public var notificationDays: NotificationDays?
     public static let days = 90
 
-    public init(reading: MetricsReading, app: String?, environment: String, quietSeconds: Int64) {
+    public init(reading: MetricsReading, app: String?, environment: String, quietSeconds: Int64,
+                notificationDays: NotificationDays? = nil) {
         self.reading = reading
         self.app = app
         self.environment = environment
         self.quietSeconds = quietSeconds
+        self.notificationDays = notificationDays
+    }
+
+    /// The shards of the view: what `NotificationDays.read` is given.
+    public var shardIDs: [MetricsShardID] {
+        shards.map(\.id)
     }
 
     var shards: [MetricsReading.Shard] {
@@ -26,6 +36,7 @@ public struct DashboardPage: Sendable {
             + "<p>As of \(HTMLEscaping.escape(UTCTimestamp.format(milliseconds: reading.now))). "
             + "Views: <a href=\"/dashboard?environment=Production\">Production</a> · "
             + "<a href=\"/dashboard?environment=Sandbox\">Sandbox</a>\(appLinks())</p>"
+            + DashboardCustomer.lookupForm(environment: environment)
             + now() + overTime() + pipeline()
         return DashboardHTML.document(title: "Storekeeper dashboard", body: body)
     }

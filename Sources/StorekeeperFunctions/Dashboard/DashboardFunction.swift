@@ -15,13 +15,15 @@ public final class DashboardFunction: TypedFunction {
         visibility: .internal,
         summary: "The operator's dashboard: one self-contained HTML page of subscriptions, revenue estimate, history and pipeline.",
         request: """
-            {"app": "<bundle id>"?, "environment": "Production" | "Sandbox"?} (over HTTP: GET /dashboard?app=&environment=,
-            signed in by the cookie or Authorization: Bearer <a token with the read scope>);
+            {"app": "<bundle id>"?, "environment": "Production" | "Sandbox"?, "customer": "<any id>"?} (over HTTP:
+            GET /dashboard?app=&environment=&customer=, signed in by the cookie or Authorization: Bearer <a token with the read
+            scope>); customer: one customer (a user id, appAccountToken, originalTransactionId, transactionId or appTransactionId,
+            tried in that order), its entitlements and timeline;
             POST /dashboard with the form field token=<token> signs in. Defaults: every app, Production.
             """,
         response: """
             text/html: the page (no script, inline CSS and SVG, Content-Security-Policy \(DashboardHTML.contentSecurityPolicy)).
-            Not signed in: the sign-in form (200); a wrong token: the form again, 401. Signing in: 303 to /dashboard with
+            No customer has the id asked: the page says so, 404. Not signed in: the sign-in form (200); a wrong token: the form again, 401. Signing in: 303 to /dashboard with
             Set-Cookie \(DashboardCookie.name) (HttpOnly, Secure, SameSite=Strict, 8 h). The store failing: HTTP 503, exit 75.
             """,
         variables: [.declared(RuntimeSettings.storeURL), .declared(StorekeeperSettings.webhookURL),
@@ -31,9 +33,11 @@ public final class DashboardFunction: TypedFunction {
         signsInItself: true
     )
 
-    private let context: FunctionContext
+    let context: FunctionContext
     private let endpoints: [(name: String, host: String)]
     private let quietHours: Int
+    /// For the customer view: the catalog get-customer answers with.
+    let answering: CustomerAnswering
 
     public init(context: FunctionContext) throws {
         self.context = context
@@ -46,6 +50,7 @@ public final class DashboardFunction: TypedFunction {
             endpoints = []
         }
         quietHours = try context.environment.required(StorekeeperSettings.dashboardQuietHours)
+        answering = CustomerAnswering(catalog: catalog)
     }
 
     public func handle(_ request: DashboardRequest, call: FunctionRequest) throws -> Reply<Response> {
@@ -65,10 +70,15 @@ public final class DashboardFunction: TypedFunction {
             throw FunctionError.badInput(message: "environment must be Production or Sandbox")
         }
         let store = try context.adapters.store()
+        if let customer = request.customer {
+            return try customerView(customer, environment: environment, store: store, now: nowMilliseconds)
+        }
         _ = try MetricsAggregator(store: store).catchUp(maxEvents: MetricsFunction.catchUpLimit, now: nowMilliseconds)
         let reading = try MetricsReading.read(store: store, webhooks: endpoints, now: nowMilliseconds)
-        let view = DashboardPage(reading: reading, app: request.app, environment: environment,
+        var view = DashboardPage(reading: reading, app: request.app, environment: environment,
                                  quietSeconds: Int64(quietHours) * 3600)
+        view.notificationDays = try NotificationDays.read(store: store, shards: view.shardIDs, count: DashboardPage.days,
+                                                          now: nowMilliseconds)
         return page(view.html(), status: 200)
     }
 
@@ -99,7 +109,7 @@ public final class DashboardFunction: TypedFunction {
         return tokens.first { $0.name == name && $0.scope.allows(.read) }?.caller
     }
 
-    private func page(_ html: String, status: Int) -> Reply<Response> {
+    func page(_ html: String, status: Int) -> Reply<Response> {
         var reply = Reply(DashboardAnswer(), status: status)
         reply.data = (Array(html.utf8), "text/html; charset=utf-8")
         reply.headers = [("Content-Security-Policy", DashboardHTML.contentSecurityPolicy), ("Cache-Control", "no-store"),
@@ -112,7 +122,9 @@ public struct DashboardRequest: RequestBody, Sendable {
     public var app: String?
     public var environment: String?
     public var token: String?
-    public enum CodingKeys: String, CodingKey, CaseIterable { case app, environment, token }
+    /// The customer view: any id get-customer accepts.
+    public var customer: String?
+    public enum CodingKeys: String, CodingKey, CaseIterable { case app, environment, token, customer }
 }
 
 /// The dashboard answers HTML (`Reply.data`); this empty body is never written.
