@@ -7,7 +7,7 @@ SHELL := /bin/bash
 # fences, the servers the tests run for real, and the benchmark tools.
 DEBIAN_PACKAGES := libssl-dev libcurl4-openssl-dev libsqlite3-dev libhiredis-dev \
                    redis-server lighttpd hyperfine wrk valgrind openssl ca-certificates pkg-config jq sqlite3 curl python3 \
-                   libfcgi-dev libfcgi-bin spawn-fcgi nginx
+                   libfcgi-dev libfcgi-bin spawn-fcgi nginx chromium chromium-driver
 
 SWIFT ?= swift
 FUNCTIONS := $(notdir $(wildcard functions/*))
@@ -45,6 +45,9 @@ deps:
 	@test -f var/python/appstoreserverlibrary/jws_signature_creator.py || python3 -m pip install -q --target var/python app-store-server-library
 	@# The metrics tests read metrics' answer with prometheus-client's own parser (PyPI).
 	@test -f var/python/prometheus_client/parser.py || python3 -m pip install -q --target var/python prometheus-client
+	@# The dashboard's browser test drives Debian's chromium through chromium-driver with Selenium
+	@# (PyPI), given /usr/bin/chromedriver explicitly: Selenium Manager never downloads a browser.
+	@test -f var/python/selenium/webdriver/__init__.py || SE_OFFLINE=true python3 -m pip install -q --target var/python selenium
 
 build: deps
 	$(SWIFT) build

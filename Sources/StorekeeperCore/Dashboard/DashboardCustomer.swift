@@ -32,7 +32,7 @@ public enum DashboardCustomer {
     }
 
     static func entitlements(_ entitlements: [String: CustomerEntitlement], now: Int64) -> String {
-        guard !entitlements.isEmpty else { return "<p>None.</p>" }
+        guard !entitlements.isEmpty else { return "<p>No entitlement.</p>" }
         var html = "<table><tr><th>Entitlement</th><th>State</th><th>From</th><th>Until</th></tr>"
         for (name, entitlement) in entitlements.sorted(by: { $0.key < $1.key }) {
             let from = entitlement.grantedBy == .grant ? "grant \(entitlement.grantId ?? "")" : (entitlement.productId ?? "?")

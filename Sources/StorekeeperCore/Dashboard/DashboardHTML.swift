@@ -38,7 +38,7 @@ public enum DashboardHTML {
 
     /// A two-column table of `rows` (label, value), or a note when there are none.
     static func table(_ heading: (String, String), _ rows: [(String, String)]) -> String {
-        guard !rows.isEmpty else { return "<p>None.</p>" }
+        guard !rows.isEmpty else { return "<p>\(HTMLEscaping.escape(heading.0)): none.</p>" }
         var html = "<table><tr><th>\(HTMLEscaping.escape(heading.0))</th><th>\(HTMLEscaping.escape(heading.1))</th></tr>"
         for (label, value) in rows {
             html += "<tr><td>\(HTMLEscaping.escape(label))</td><td class=\"n\">\(HTMLEscaping.escape(value))</td></tr>"

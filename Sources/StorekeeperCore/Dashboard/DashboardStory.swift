@@ -3,7 +3,7 @@
 /// it does not know is told as Apple names it.
 enum DashboardStory {
     static let phrases: [String: String] = [
-        "SUBSCRIBED": "subscribed", "SUBSCRIBED/RESUBSCRIBE": "subscribed again",
+        "SUBSCRIBED": "subscribed", "SUBSCRIBED/INITIAL_BUY": "subscribed", "SUBSCRIBED/RESUBSCRIBE": "subscribed again",
         "DID_RENEW": "renewed", "DID_RENEW/BILLING_RECOVERY": "renewed after a billing problem",
         "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED": "turned auto-renew off",
         "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_ENABLED": "turned auto-renew on",
