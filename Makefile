@@ -17,7 +17,7 @@ PKI := Tests/Fixtures/pki
 .PHONY: help deps build release test test-release demo serve bench fuzz fuzz-ci pki apple-roots clean
 
 help:
-	@echo "make demo   - build, show verify-signed-data accepting and rejecting signed data, then a subscription's lifecycle through lighttpd"
+	@echo "make demo   - build, show verify-signed-data accepting and rejecting signed data, then a subscription's lifecycle through lighttpd, then the dashboard's address (kept up until Ctrl-C on a terminal)"
 	@echo "make serve  - the gateway on 127.0.0.1:8080 with the SQLite default (GATEWAY=nginx|lighttpd MODE=fastcgi|cgi; default: the fastest installed)"
 	@echo "make test   - the whole test suite (unit, adapters, black-box binaries, ldd check, short fuzz runs)"
 	@echo "make test-release - the binary suites (OCSP, App Store API, examples, link check) on the release build"
