@@ -47,23 +47,40 @@ public struct JSONObjectBuilder {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Appends `string` as a JSON string literal: quotes, backslashes and control characters
-    /// (and DEL, which terminals misread) escaped; everything else as UTF-8.
+    /// (and DEL, which terminals misread) escaped; everything else as UTF-8. Runs of bytes that
+    /// need no escape are copied whole: every verified payload is re-encoded through here, and a
+    /// notification's nested JWS are 5 KB strings with nothing to escape.
     public static func appendString(_ string: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0xF)])
-            default: bytes.append(byte)
+        var string = string
+        string.withUTF8 { utf8 in
+            bytes.reserveCapacity(bytes.count + utf8.count + 2)
+            bytes.append(UInt8(ascii: "\""))
+            var runStart = 0
+            for index in utf8.indices where needsEscape(utf8[index]) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscape(of: utf8[index], to: &bytes)
+                runStart = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            bytes.append(UInt8(ascii: "\""))
         }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func appendEscape(of byte: UInt8, to bytes: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+        case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+        case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+        case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+        default:
+            bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            bytes.append(hexDigits[Int(byte >> 4)])
+            bytes.append(hexDigits[Int(byte & 0xF)])
+        }
     }
 }

@@ -17,6 +17,22 @@ struct JSONObjectBuilderTests {
         #expect((object["encoded"] as? [String: Int])?["x"] == 1)
     }
 
+    @Test func escapesExactlyWhatNeedsItAndCopiesTheRunsBetween() {
+        func literal(_ text: String) -> String {
+            var bytes: [UInt8] = []
+            JSONObjectBuilder.appendString(text, to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        #expect(literal("") == #""""#)
+        #expect(literal("plain") == #""plain""#)
+        #expect(literal("\"\\") == #""\"\\""#)
+        #expect(literal("a\rb\u{7F}\u{1F}") == #""a\rb\u007f\u001f""#)
+        #expect(literal("\nstart and end\t") == #""\nstart and end\t""#)
+        #expect(literal("é☃ \u{1F600}") == "\"é☃ \u{1F600}\"")
+        let long = String(repeating: "eyJhbGciOiJFUzI1NiJ9", count: 300)
+        #expect(literal(long + "\"" + long) == "\"" + long + "\\\"" + long + "\"")
+    }
+
     @Test func emptyObject() {
         #expect(JSONObjectBuilder().build() == Array("{}".utf8))
     }
