@@ -2,7 +2,7 @@ import StorekeeperCore
 
 /// The Redis keys of one queue, all sharing one hash tag so a script may touch them together
 /// on a cluster. A queue named `q` lives in `{q}:jobs`, `{q}:meta`, `{q}:ready`,
-/// `{q}:waiting`, `{q}:dead` and `{q}:sequence`; a name that already carries a hash tag
+/// `{q}:waiting`, `{q}:dead`, `{q}:sequence` and `{q}:enqueued`; a name that already carries a hash tag
 /// (`{notifications}`) is used as it is, so `notifications` and `{notifications}` name the
 /// same queue.
 struct QueueKeys {
@@ -12,6 +12,10 @@ struct QueueKeys {
     let waiting: String
     let dead: String
     let sequence: String
+    /// Sorted set id → enqueue time (ms, server clock) of every pending job: the oldest
+    /// job's age is its head. Jobs enqueued by builds before it have no entry (see
+    /// `RedisScript.oldestPendingEnqueuedAt`).
+    let enqueued: String
     /// The bytes Redis Cluster hashes for every key of this queue.
     let slotName: [UInt8]
 
@@ -26,11 +30,12 @@ struct QueueKeys {
         waiting = base + ":waiting"
         dead = base + ":dead"
         sequence = base + ":sequence"
+        enqueued = base + ":enqueued"
         slotName = tag
     }
 
     /// In the order every queue script expects them in KEYS.
-    var all: [String] { [jobs, meta, ready, waiting, dead, sequence] }
+    var all: [String] { [jobs, meta, ready, waiting, dead, sequence, enqueued] }
 
     /// Redis Cluster's rule: the bytes between the first '{' and the first '}' after it, when
     /// there are any; otherwise the whole key is hashed (nil here).

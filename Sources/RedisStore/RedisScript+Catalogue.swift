@@ -42,7 +42,9 @@ extension RedisScript {
     /// KEYS[1] {q}:jobs (hash id → payload), KEYS[2] {q}:meta (hash id → metadata),
     /// KEYS[3] {q}:ready (sorted set, see below), KEYS[4] {q}:waiting (sorted set id → ms
     /// when it may be claimed again: lease end or backoff end), KEYS[5] {q}:dead (sorted set
-    /// id → enqueue sequence), KEYS[6] {q}:sequence (counter).
+    /// id → enqueue sequence), KEYS[6] {q}:sequence (counter), KEYS[7] {q}:enqueued (sorted
+    /// set id → enqueue ms of each pending job: one ZADD on enqueue, one ZREM on acknowledge
+    /// and burial; the metadata string below is unchanged, so jobs of older builds still parse).
     ///
     /// A job's metadata is one string, "<attempts> <maxAttempts> <priority> <order> <token>":
     /// decimal numbers as the caller gave them (so they come back exactly), the job's place
@@ -85,6 +87,7 @@ extension RedisScript {
           redis.call('ZREM', KEYS[3], m.order .. id)
           redis.call('ZREM', KEYS[4], id)
           redis.call('ZADD', KEYS[5], tonumber(string.sub(m.order, 17), 16), id)
+          redis.call('ZREM', KEYS[7], id)
         end
 
         -- ARGV[1] id, ARGV[2] payload, ARGV[3] priority, ARGV[4] maxAttempts,
@@ -96,6 +99,7 @@ extension RedisScript {
           redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
           write_meta(ARGV[1], { attempts = 0, max_attempts = ARGV[4], priority = ARGV[3], order = order, token = '-' })
           redis.call('ZADD', KEYS[3], 0, order .. ARGV[1])
+          redis.call('ZADD', KEYS[7], string.format('%d', now_ms()), ARGV[1])
           return 1
         end
 
@@ -107,13 +111,13 @@ extension RedisScript {
         """)
 
     /// The value and the job in one step, so a crash cannot keep one without the other.
-    /// KEYS[7] the value's hash (same hash tag as the queue); ARGV[6] its bytes, ARGV[7] time
+    /// KEYS[8] the value's hash (same hash tag as the queue); ARGV[6] its bytes, ARGV[7] time
     /// to live in ms or ''. Returns 0 (and changes nothing) when the value already exists;
     /// 1 when written, the job being added unless its id was already known.
     static let setIfAbsentAndEnqueue = RedisScript(name: "setIfAbsentAndEnqueue", source: queuePrelude + """
-        if redis.call('EXISTS', KEYS[7]) == 1 then return 0 end
-        redis.call('HSET', KEYS[7], 'value', ARGV[6], 'version', 1)
-        if ARGV[7] ~= '' then redis.call('PEXPIRE', KEYS[7], ARGV[7]) end
+        if redis.call('EXISTS', KEYS[8]) == 1 then return 0 end
+        redis.call('HSET', KEYS[8], 'value', ARGV[6], 'version', 1)
+        if ARGV[7] ~= '' then redis.call('PEXPIRE', KEYS[8], ARGV[7]) end
         enqueue_job()
         return 1
         """)
@@ -161,6 +165,7 @@ extension RedisScript {
         redis.call('HDEL', KEYS[2], ARGV[1])
         redis.call('ZREM', KEYS[3], m.order .. ARGV[1])
         redis.call('ZREM', KEYS[4], ARGV[1])
+        redis.call('ZREM', KEYS[7], ARGV[1])
         return 1
         """)
 
@@ -184,5 +189,19 @@ extension RedisScript {
     /// Ready plus leased-or-backing-off jobs, counted in one atomic step.
     static let pendingCount = RedisScript(name: "pendingCount", source: """
         return redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[4])
+        """)
+
+    /// The enqueue ms of the oldest pending job, false when none. Entries whose job is gone
+    /// or dead (left by an older build's acknowledge, which did not know {q}:enqueued) are
+    /// dropped on the way, so a stale head cannot make the age grow forever.
+    static let oldestPendingEnqueuedAt = RedisScript(name: "oldestPendingEnqueuedAt", source: """
+        while true do
+          local head = redis.call('ZRANGE', KEYS[7], 0, 0, 'WITHSCORES')
+          if #head == 0 then return false end
+          if redis.call('HEXISTS', KEYS[1], head[1]) == 1 and not redis.call('ZSCORE', KEYS[5], head[1]) then
+            return tonumber(head[2])
+          end
+          redis.call('ZREM', KEYS[7], head[1])
+        end
         """)
 }

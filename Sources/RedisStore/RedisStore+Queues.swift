@@ -75,6 +75,16 @@ extension RedisStore {
         return Int(count)
     }
 
+    public func oldestPendingEnqueuedAt(in queue: String) throws(StoreError) -> Int64? {
+        let keys = try QueueKeys(queue: queue)
+        let reply = try evaluate(.oldestPendingEnqueuedAt, keys: keys.all, arguments: [])
+        switch reply {
+        case .integer(let ms): return ms
+        case .null: return nil
+        default: throw Self.unexpected(reply, "oldestPendingEnqueuedAt")
+        }
+    }
+
     public func deadLetters(in queue: String) throws(StoreError) -> [String] {
         let keys = try QueueKeys(queue: queue)
         return try Self.strings(run(["ZRANGE", keys.dead, "0", "-1"], "deadLetters"), "deadLetters")

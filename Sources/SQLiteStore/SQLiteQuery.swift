@@ -99,6 +99,8 @@ enum SQLiteQuery: String {
         SELECT (SELECT count(*) FROM jobs WHERE queue = ?1 AND state = 'ready')
              + (SELECT count(*) FROM jobs WHERE queue = ?1 AND state = 'leased')
         """
+    /// ?1 queue → the oldest pending job's enqueued_at (NULL when none); reads the head of jobs_pending_age.
+    case oldestPendingEnqueuedAt = "SELECT min(enqueued_at) FROM jobs WHERE queue = ?1 AND state <> 'dead'"
     /// ?1 queue → id, in the order they were dead-lettered.
     case deadLetters = "SELECT id FROM jobs WHERE queue = ?1 AND state = 'dead' ORDER BY visible_at, rowid"
 

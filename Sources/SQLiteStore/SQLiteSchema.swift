@@ -4,11 +4,12 @@
 /// Times are milliseconds since 1970 (the process's wall clock). Expired rows stay until a
 /// sweep removes them and are treated as absent by every read.
 ///
-/// Versions: 1, values, sets and queues; 2, the append-only logs (`log_*` tables). Every
+/// Versions: 1, values, sets and queues; 2, the append-only logs (`log_*` tables); 3, the
+/// index `jobs_pending_age` (the oldest pending job's age). Every
 /// statement says IF NOT EXISTS, so a database at an older version runs the same batch and
 /// gains only what it lacks, its rows untouched.
 enum SQLiteSchema {
-    static let version: Int64 = 2
+    static let version: Int64 = 3
 
     /// Run inside one BEGIN IMMEDIATE transaction; bumps user_version last, so a crash mid-way
     /// leaves the version at 0 and the next open creates the rest.
@@ -49,6 +50,8 @@ enum SQLiteSchema {
         CREATE INDEX IF NOT EXISTS jobs_ready ON jobs (queue, priority) WHERE state = 'ready';
         CREATE INDEX IF NOT EXISTS jobs_leased ON jobs (queue, visible_at) WHERE state = 'leased';
         CREATE INDEX IF NOT EXISTS jobs_dead ON jobs (queue, visible_at) WHERE state = 'dead';
+        -- The oldest pending job's age (metrics) reads the head of this one.
+        CREATE INDEX IF NOT EXISTS jobs_pending_age ON jobs (queue, enqueued_at) WHERE state <> 'dead';
         -- Append-only logs. An entry's place is (log, sequence): reading after a sequence is
         -- a range of the primary key. A rowid table: entries (events) run to several KB.
         CREATE TABLE IF NOT EXISTS log_entries (

@@ -80,6 +80,14 @@ extension SQLiteStore {
         }
     }
 
+    public func oldestPendingEnqueuedAt(in queue: String) throws(StoreError) -> Int64? {
+        try run(.oldestPendingEnqueuedAt) { (statement) throws(StoreError) -> Int64? in
+            try statement.bind(queue, at: 1)
+            try statement.step()
+            return statement.isNull(at: 0) ? nil : statement.int64(at: 0)
+        }
+    }
+
     public func deadLetters(in queue: String) throws(StoreError) -> [String] {
         try run(.deadLetters) { (statement) throws(StoreError) -> [String] in
             try statement.bind(queue, at: 1)

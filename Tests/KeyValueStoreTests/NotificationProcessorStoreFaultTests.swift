@@ -40,6 +40,7 @@ import Testing
         func release(_ job: ClaimedJob, retryIn: Duration) throws(StoreError) -> Bool { try queues.release(job, retryIn: retryIn) }
         func pendingCount(in queue: String) throws(StoreError) -> Int { try queues.pendingCount(in: queue) }
         func deadLetters(in queue: String) throws(StoreError) -> [String] { try queues.deadLetters(in: queue) }
+        func oldestPendingEnqueuedAt(in queue: String) throws(StoreError) -> Int64? { try queues.oldestPendingEnqueuedAt(in: queue) }
         func appendToLog(_ log: String, _ entry: LogAppend) throws(StoreError) -> LogAppendOutcome { try values.appendToLog(log, entry) }
         func logStreamVersion(_ log: String, stream: String) throws(StoreError) -> Int64 { try values.logStreamVersion(log, stream: stream) }
         func readLog(_ log: String, after: Int64, limit: Int) throws(StoreError) -> [LogEntry] {

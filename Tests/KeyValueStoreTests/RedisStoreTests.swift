@@ -184,7 +184,7 @@ struct RedisStoreTests {
         let claimed = try #require(try store.claim(from: "mail", lease: .seconds(30)))
         try store.release(claimed, retryIn: .zero)
         let keys = try RedisStore.strings(store.run(["KEYS", "*"], "test"), "test").sorted()
-        #expect(keys == ["{mail}:dead", "{mail}:jobs", "{mail}:meta", "{mail}:ready", "{mail}:sequence"])
+        #expect(keys == ["{mail}:dead", "{mail}:enqueued", "{mail}:jobs", "{mail}:meta", "{mail}:ready", "{mail}:sequence"])
         for key in keys { #expect(QueueKeys.slotName(of: key) == Array("mail".utf8)) }
     }
 

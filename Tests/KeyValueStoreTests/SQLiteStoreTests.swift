@@ -32,24 +32,29 @@ import Testing
         #expect(header.wal)
         let reopened = try SQLiteStore(path: path)
         #expect(try reopened.get("k")?.bytes == [1])
-        #expect(try Self.userVersion(path) == 2)
+        #expect(try Self.userVersion(path) == Int(SQLiteSchema.version))
     }
 
     /// `PRAGMA user_version` as a fresh connection reads it (WAL included), via the sqlite3 shell.
     static func userVersion(_ path: String) throws -> Int? {
+        Int(try shell(path, "PRAGMA user_version;"))
+    }
+
+    /// What the sqlite3 shell prints for `sql` on `path`, trimmed.
+    static func shell(_ path: String, _ sql: String) throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("uv-\(UUID().uuidString)")
         FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
         let handle = try FileHandle(forWritingTo: output)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, "PRAGMA user_version;"]
+        process.arguments = [path, sql]
         process.standardOutput = handle
         process.standardError = FileHandle.nullDevice
         try process.run()
         try? handle.close()
         process.waitUntilExit()
-        return Int(String(decoding: try Data(contentsOf: output), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return String(decoding: try Data(contentsOf: output), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func reopeningKeepsEverything() throws {
@@ -223,7 +228,7 @@ extension SQLiteStoreTests {
         try FileManager.default.copyItem(atPath: fixture.path, toPath: path)
         #expect(try Self.userVersion(path) == 1)
         let before = try SQLiteStore(path: path)
-        #expect(try Self.userVersion(path) == 2)
+        #expect(try Self.userVersion(path) == Int(SQLiteSchema.version))
         #expect(try before.get("appstore:entitlement:3000000001") != nil)
         #expect(try before.appendToLog("{events}", LogAppend(id: "e", stream: "user-1", expectedStreamVersion: 0,
                                                              recordedAt: 1, bytes: [1])) == .appended(sequence: 1, streamVersion: 1))

@@ -2,6 +2,9 @@ extension MetricsExposition {
     static func pipeline(_ reading: MetricsReading, into out: inout PrometheusText) {
         out.family("storekeeper_notification_queue_jobs", .gauge, help: "Notifications queued for the worker (ready or leased).")
         out.sample("storekeeper_notification_queue_jobs", Int64(reading.queueDepth))
+        out.family("storekeeper_queue_oldest_job_age_seconds", .gauge, help: "How long the oldest notification still "
+                   + "queued for the worker (ready, backing off or leased) has waited since it was enqueued; 0 when the queue is empty.")
+        out.sample("storekeeper_queue_oldest_job_age_seconds", [:], reading.oldestJobAgeSeconds)
         out.family("storekeeper_notification_dead_letters", .gauge, help: "Notifications the worker gave up on.")
         out.sample("storekeeper_notification_dead_letters", Int64(reading.deadLetters))
         out.family("storekeeper_notification_last_dead_letter_timestamp_seconds", .gauge,
@@ -30,6 +33,13 @@ extension MetricsExposition {
             let failing = status.failures.values.reduce(0, +)
             for (state, count) in [("pending", status.pending), ("failing", failing), ("dead", status.deadLetters.count)] {
                 out.sample("storekeeper_webhook_events", ["endpoint": status.name, "state": state], Int64(count))
+            }
+        }
+        out.family("storekeeper_webhook_deliveries_total", .counter, help: "Delivery attempts per webhook endpoint and result: "
+                   + "delivered (answered 2xx), failed (to be retried), dead (the last attempt, dead-lettered).")
+        for status in reading.webhooks {
+            for (result, count) in (reading.webhookDeliveries[status.name] ?? WebhookDeliveryCounts()).results {
+                out.sample("storekeeper_webhook_deliveries_total", ["endpoint": status.name, "result": result], Int64(count))
             }
         }
         out.family("storekeeper_webhook_oldest_pending_age_seconds", .gauge,

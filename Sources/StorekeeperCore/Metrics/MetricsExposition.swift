@@ -8,6 +8,7 @@ public enum MetricsExposition {
         flows(reading, into: &out)
         notifications(reading, into: &out)
         pipeline(reading, into: &out)
+        recovery(reading, into: &out)
         return out.text
     }
 

@@ -78,6 +78,10 @@ public protocol KeyValueStore: AnyObject {
     /// Jobs in `queue`: ready or leased (not dead).
     func pendingCount(in queue: String) throws(StoreError) -> Int
 
+    /// When the oldest job still pending in `queue` (ready, backing off or leased; not dead)
+    /// was enqueued, in ms since 1970 by the store's clock. Nil when none is pending.
+    func oldestPendingEnqueuedAt(in queue: String) throws(StoreError) -> Int64?
+
     /// Ids of the dead-lettered jobs of `queue`, oldest first.
     func deadLetters(in queue: String) throws(StoreError) -> [String]
 

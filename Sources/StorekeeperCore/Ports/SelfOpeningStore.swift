@@ -81,6 +81,10 @@ public final class SelfOpeningStore: KeyValueStore {
         try opened().pendingCount(in: queue)
     }
 
+    public func oldestPendingEnqueuedAt(in queue: String) throws(StoreError) -> Int64? {
+        try opened().oldestPendingEnqueuedAt(in: queue)
+    }
+
     public func deadLetters(in queue: String) throws(StoreError) -> [String] {
         try opened().deadLetters(in: queue)
     }

@@ -21,6 +21,7 @@ import OpenSSLCrypto
 /// | `webhooks:<endpoint>:backlog:<member of :waiting>` | one customer's events waiting in order, the first being retried: attempts, next due time, last answer (`WebhookBacklog`) | — | deliver-events |
 /// | `webhooks:<endpoint>:dead` | set of the ids of the endpoint's dead-lettered events | — | deliver-events, replay-events |
 /// | `webhooks:<endpoint>:dead:<eventId>` | a dead-lettered event and its last answer (`WebhookDeadLetter`) | — | deliver-events; deleted by replay-events once delivered |
+/// | `webhooks:<endpoint>:deliveries` | delivery attempts to the endpoint by result since counting began: delivered, failed, dead (`WebhookDeliveryCounts`); a run killed mid-pass loses that pass's counts | — | deliver-events, one compare-and-set per endpoint after each pass |
 /// | `appstore:chain:<sha256 of the roots' identity, x5c[0].x5c[1]>` | a proven `x5c` chain: leaf key, validity window (`CachedChain`) | 24 h | signed-data verification |
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |
@@ -72,6 +73,8 @@ import OpenSSLCrypto
 /// | `metrics:notifications:dead-letter` | the last notification dead-lettered: its id, error code and when (`DeadLetterNote`) | — | process-notifications |
 /// | `metrics:reconcile:<bundleId>` | reconciliation corrections by kind since counting began (`CorrectionCounts`) | — | reconcile, after each run |
 /// | `metrics:reconcile:<bundleId>:<yyyy-mm-dd>` | the day's corrections by kind (`CorrectionCounts`) | 92 days | reconcile |
+/// | `recovery:runs` | set of `<bundleId>/<environment>`: every app and environment recover-notifications ran for | — | recover-notifications |
+/// | `recovery:runs:<bundleId>:<environment>` | the last 30 runs of recover-notifications, oldest first: window, end, complete or not, the report with Apple's first send attempt results (`RecoveryRunHistory`) | — | recover-notifications, once at the end of each run |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
 /// sessions and `siwa:sub:<sub>`; it keeps `user:<userId>:transactions`, the entitlements and
@@ -116,6 +119,8 @@ public enum StoreKeys {
     public static func webhookDeadLetter(endpoint: String, eventId: String) -> String {
         "webhooks:" + endpoint + ":dead:" + eventId
     }
+
+    public static func webhookDeliveries(endpoint: String) -> String { "webhooks:" + endpoint + ":deliveries" }
 
     /// The queue of notifications waiting to be applied.
     public static let notificationQueue = "{notifications}"
@@ -347,5 +352,13 @@ public enum StoreKeys {
 
     public static func metricsCorrectionDay(bundleId: String, day: String) -> String {
         "metrics:reconcile:" + bundleId + ":" + day
+    }
+
+    /// Set of every app and environment with recovery runs (`MetricsShardID.member`).
+    public static let recoveryHistories = "recovery:runs"
+
+    /// The last runs of recover-notifications for one app in one environment (`RecoveryRunHistory`).
+    public static func recoveryRuns(_ shard: MetricsShardID) -> String {
+        "recovery:runs:" + shard.app + ":" + shard.environment
     }
 }

@@ -39,6 +39,8 @@ public final class DeliverEventsFunction: TypedFunction {
                       "waitingCustomers", "failures": {"<answer>": N}, "deadLetters": {"count", "byAnswer",
                       "oldest": [{"id", "sequence", "type", "customerId", "attempts", "firstFailedAt", "deadAt", "lastAnswer"}]}}]}
             answers are an HTTP status ("500"), "timeout", "connection refused", "tls failure", "response too large"
+            each pass adds its attempts (delivered, failed, dead) to the endpoint's counts in the store, one write per
+              endpoint after the pass (a run killed mid-pass loses that pass's counts): metrics answers them
             exit 75 store_unavailable when the store cannot be used; 78 when no endpoint is configured,
               a secret is missing or malformed, or both STOREKEEPER_WEBHOOK_URL and the catalog's webhooks are set
             """,
@@ -90,7 +92,9 @@ public final class DeliverEventsFunction: TypedFunction {
                 if let nextDueAt { fields["nextDueAt"] = nextDueAt }
                 log.warning(nextDueAt == nil ? "webhook_dead_lettered" : "webhook_failed", fields)
             }
-            reports.append(try deliverer.pass(budget: budget, stop: stop))
+            let report = try deliverer.pass(budget: budget, stop: stop)
+            try WebhookDeliveryCounts.add(report, store: store)
+            reports.append(report)
         }
         return reports
     }

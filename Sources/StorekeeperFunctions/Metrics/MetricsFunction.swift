@@ -30,8 +30,10 @@ public final class MetricsFunction: TypedFunction {
               storekeeper_estimated_monthly_recurring_revenue{app,environment,currency},
               storekeeper_subscription_events_total{app,environment,kind}, storekeeper_notifications_received_total{app,
               environment,type}, storekeeper_last_notification_timestamp_seconds and _age_seconds{app,environment},
-              storekeeper_notification_queue_jobs, storekeeper_notification_dead_letters,
+              storekeeper_notification_queue_jobs, storekeeper_queue_oldest_job_age_seconds (0 when empty),
+              storekeeper_notification_dead_letters,
               storekeeper_notification_last_dead_letter_timestamp_seconds{code}, storekeeper_webhook_events{endpoint,state},
+              storekeeper_webhook_deliveries_total{endpoint,result},
               storekeeper_webhook_oldest_pending_age_seconds{endpoint}, storekeeper_reconciliation_corrections_total{app,kind},
               storekeeper_event_log_last_sequence, storekeeper_metrics_events_behind
             Before answering it counts at most 2000 new events of the log (the rest at the next scrape or worker run).
@@ -66,7 +68,8 @@ public final class MetricsFunction: TypedFunction {
             context.log.info("metrics_counted", ["events": progress.events, "sequence": progress.sequence,
                                                  "caughtUp": progress.caughtUp])
         }
-        let reading = try MetricsReading.read(store: store, webhooks: endpoints, now: now)
+        let reading = try MetricsReading.read(store: store, webhooks: endpoints, now: now,
+                                              realNow: context.clock.realNow().millisecondsSince1970)
         var reply = Reply(progress)
         reply.data = (Array(MetricsExposition.text(of: reading).utf8), PrometheusText.contentType)
         reply.headers = [("Cache-Control", "no-store")]

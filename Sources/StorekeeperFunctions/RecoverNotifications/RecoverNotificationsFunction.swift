@@ -89,6 +89,9 @@ public final class RecoverNotificationsFunction: TypedFunction {
              "explanations": {"TIMED_OUT": "what it means and what to check", ...}}
               queued notifications are applied by process-notifications. exit 75 when Apple or
               the store stopped answering (run again: it resumes), 78 when Apple refused the key.
+            Each run's report is kept in the store (the last 30 per app and environment, written once as the run
+              ends; one Apple stopped or the budget cut short is kept with "complete": false, one the store failed
+              is not kept): metrics answers the last one (storekeeper_recovery_*), the dashboard shows them.
             """,
         variables: variables
     )
@@ -115,21 +118,23 @@ public final class RecoverNotificationsFunction: TypedFunction {
         let recovery = NotificationRecovery(
             store: store, inbox: run.verification.makeNotificationInbox(adapters: context.adapters),
             source: APINotificationHistory(client: client, environment: environment), clock: context.clock)
+        let keeper = RecoveryRunKeeper(store: store, shard: MetricsShardID(app: app.bundleId, environment: environment.rawValue),
+                                       window: window, clock: time, log: context.log)
         do {
             let report = try recovery.run(asked.query, cursorName: asked.cursorName, restart: request.restart ?? false) { time.monotonic() >= deadline }
-            log(report)
+            try keeper.keep(report)
             return Reply(Response(report: report, explanations: report.explanations))
         } catch let error as RecoveryError {
-            return answer(error)
+            return try answer(error, keeper)
         }
     }
 
-    private func answer(_ error: RecoveryError) -> Reply<Response> {
+    private func answer(_ error: RecoveryError, _ keeper: RecoveryRunKeeper) throws -> Reply<Response> {
         let (failure, report): (NotificationHistoryFailure, RecoveryReport) = switch error {
         case .appleUnavailable(let failure, let report): (failure, report)
         case .appleRefused(let failure, let report): (failure, report)
         }
-        log(report)
+        try keeper.keep(report)
         context.log.warning("notification_history_stopped", ["code": failure.code])
         let refusedKey = failure.disposition == .upstreamRefused
         let message = refusedKey
@@ -137,12 +142,5 @@ public final class RecoverNotificationsFunction: TypedFunction {
             : failure.reason
         return Reply(Response(report: report, error: FailureAnswer.Detail(code: failure.code, message: message, retryable: failure.isRetryable)),
                      refusing: failure)
-    }
-
-    private func log(_ report: RecoveryReport) {
-        context.log.info("notification_history_replayed", [
-            "pages": report.pages, "fetched": report.fetched, "queued": report.queued,
-            "alreadyKnown": report.alreadyKnown, "invalid": report.invalid.values.reduce(0, +),
-        ])
     }
 }

@@ -73,7 +73,7 @@ struct MetricsBinaryTests {
     static func expectLifecycleFigures(_ families: [PrometheusParser.Family], text: String, lastReceived: Int64) throws {
         let app = Self.app
         #expect(families.allSatisfy { $0.name.hasPrefix("storekeeper_") && !$0.help.isEmpty }, "\(text)")
-        #expect(families.count == 16, "every family, with help and type: \(families.map(\.name))")
+        #expect(families.count == 22, "every family, with help and type: \(families.map(\.name))")
         #expect(families.first { $0.name == "storekeeper_subscription_events" }?.type == "counter")
         #expect(families.first { $0.name == "storekeeper_subscriptions" }?.type == "gauge")
         // Now: the converted trial is active with auto-renew off; the refunded one counts nowhere.
@@ -93,6 +93,7 @@ struct MetricsBinaryTests {
         #expect(families.value("storekeeper_last_notification_age_seconds", app) == 3600)
         #expect(families.value("storekeeper_last_notification_timestamp_seconds", app) == Double(lastReceived))
         #expect(families.value("storekeeper_notification_queue_jobs") == 0)
+        #expect(families.value("storekeeper_queue_oldest_job_age_seconds") == 0)
         #expect(families.value("storekeeper_notification_dead_letters") == 0)
         #expect(families.value("storekeeper_event_log_last_sequence") == 5)
         #expect(families.value("storekeeper_metrics_events_behind") == 0, "the worker caught up at the end of its run")

@@ -56,6 +56,7 @@ struct MetricsKillTests {
         func release(_ job: ClaimedJob, retryIn: Duration) throws(StoreError) -> Bool { try inner.release(job, retryIn: retryIn) }
         func pendingCount(in queue: String) throws(StoreError) -> Int { try inner.pendingCount(in: queue) }
         func deadLetters(in queue: String) throws(StoreError) -> [String] { try inner.deadLetters(in: queue) }
+        func oldestPendingEnqueuedAt(in queue: String) throws(StoreError) -> Int64? { try inner.oldestPendingEnqueuedAt(in: queue) }
         func appendToLog(_ log: String, _ entry: LogAppend) throws(StoreError) -> LogAppendOutcome { try inner.appendToLog(log, entry) }
         func logStreamVersion(_ log: String, stream: String) throws(StoreError) -> Int64 { try inner.logStreamVersion(log, stream: stream) }
         func readLog(_ log: String, after: Int64, limit: Int) throws(StoreError) -> [LogEntry] {

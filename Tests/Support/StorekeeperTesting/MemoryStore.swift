@@ -107,6 +107,7 @@ public final class MemoryStore: KeyValueStore, @unchecked Sendable {
         var order: Int64
         var attempts = 0
         var state: State
+        var enqueuedAt = Date()
     }
 
     private static func fromNow(_ duration: Duration) -> Date {
@@ -199,6 +200,13 @@ public final class MemoryStore: KeyValueStore, @unchecked Sendable {
     public func pendingCount(in queue: String) throws(StoreError) -> Int {
         lock.withLock {
             (queues[queue] ?? [:]).values.filter { if case .dead = $0.state { false } else { true } }.count
+        }
+    }
+
+    public func oldestPendingEnqueuedAt(in queue: String) throws(StoreError) -> Int64? {
+        lock.withLock {
+            (queues[queue] ?? [:]).values.filter { if case .dead = $0.state { false } else { true } }
+                .map { Int64(($0.enqueuedAt.timeIntervalSince1970 * 1000).rounded(.down)) }.min()
         }
     }
 
