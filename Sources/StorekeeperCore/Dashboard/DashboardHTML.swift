@@ -46,6 +46,18 @@ public enum DashboardHTML {
         return html + "</table>"
     }
 
+    /// A table of `rows` under `headings`; a cell of digits only is a number, right-aligned.
+    static func grid(_ headings: [String], _ rows: [[String]]) -> String {
+        var html = "<table><tr>" + headings.map { "<th>\(HTMLEscaping.escape($0))</th>" }.joined() + "</tr>"
+        for row in rows {
+            html += "<tr>" + row.map { cell in
+                let numeric = !cell.isEmpty && cell.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
+                return "<td\(numeric ? " class=\"n\"" : "")>\(HTMLEscaping.escape(cell))</td>"
+            }.joined() + "</tr>"
+        }
+        return html + "</table>"
+    }
+
     /// A small inline SVG bar chart of one series, one bar a day, with its title and total.
     static func bars(_ title: String, _ values: [Int], first: String, last: String) -> String {
         let width = 270, height = 60

@@ -38,7 +38,7 @@ extension DashboardPage {
             if let at = counts.lastReceivedAt, at > (last?.at ?? Int64.min) { last = (at, counts.lastType ?? "") }
         }
         var html = "<h2>Pipeline</h2>" + quietBand(last)
-        html += "<p>Queue depth: <strong>\(reading.queueDepth)</strong>. Dead letters: <strong>\(reading.deadLetters)</strong>"
+        html += "<p>" + queueLine() + ". Dead letters: <strong>\(reading.deadLetters)</strong>"
         if let note = reading.lastDeadLetter {
             html += " (last: \(HTMLEscaping.escape(note.code)) at \(HTMLEscaping.escape(UTCTimestamp.format(milliseconds: note.at))), "
                 + "notification \(HTMLEscaping.escape(note.notificationUUID)))"
@@ -52,11 +52,8 @@ extension DashboardPage {
         }
         html += "<h3>Reconciliation corrections (each a lost notification)</h3>"
             + DashboardHTML.table(("Kind", "Corrections"), kinds.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) })
-        html += "<h3>Webhook deliveries</h3>"
-        html += DashboardHTML.table(("Endpoint", "Pending / failing / dead"), reading.webhooks.map {
-            ($0.name, "\($0.pending) / \($0.failures.values.reduce(0, +)) / \($0.deadLetters.count)")
-        })
-        return html
+        html += "<h3>Webhook deliveries</h3>" + webhookTable()
+        return html + recoveryRuns()
     }
 
     /// One chart a notification type, one bar a day, and all types together.

@@ -74,7 +74,8 @@ public final class DashboardFunction: TypedFunction {
             return try customerView(customer, environment: environment, store: store, now: nowMilliseconds)
         }
         _ = try MetricsAggregator(store: store).catchUp(maxEvents: MetricsFunction.catchUpLimit, now: nowMilliseconds)
-        let reading = try MetricsReading.read(store: store, webhooks: endpoints, now: nowMilliseconds)
+        let reading = try MetricsReading.read(store: store, webhooks: endpoints, now: nowMilliseconds,
+                                              realNow: context.clock.realNow().millisecondsSince1970)
         var view = DashboardPage(reading: reading, app: request.app, environment: environment,
                                  quietSeconds: Int64(quietHours) * 3600)
         view.notificationDays = try NotificationDays.read(store: store, shards: view.shardIDs, count: DashboardPage.days,

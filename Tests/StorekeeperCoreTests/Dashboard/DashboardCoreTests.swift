@@ -80,4 +80,39 @@ struct DashboardCoreTests {
         #expect(DashboardStory.words(unknown) == "NEW_TYPE (ODD)")
         #expect(DashboardCustomer.story([]) == "<p>Nothing recorded.</p>")
     }
+
+    @Test func thePipelineShowsTheOldestJobWebhookAttemptsAndTheLastRecoveryRuns() throws {
+        let store = MemoryStore()
+        let now: Int64 = 1_780_272_000_000
+        let shard = MetricsShardID(app: "com.a", environment: "Production")
+        var counts = WebhookDeliveryCounts()
+        counts.delivered = 41
+        counts.failed = 3
+        counts.dead = 1
+        try store.set(StoreKeys.webhookDeliveries(endpoint: "crm"), record: counts, expiresIn: nil)
+        var report = RecoveryReport()
+        report.fetched = 12
+        report.queued = 2
+        report.firstSendAttemptResults = ["SUCCESS": 10, "TIMED_OUT": 2]
+        try RecoveryRunHistory.append(RecoveryRun(endedAt: now - 60_000, window: (now - 86_400_000, now - 60_000), report: report),
+                                      for: shard, store: store)
+        var stopped = RecoveryReport()
+        stopped.stoppedBy = "apple_unavailable"
+        try RecoveryRunHistory.append(RecoveryRun(endedAt: now - 30_000, window: (now - 3_600_000, now - 30_000), report: stopped),
+                                      for: MetricsShardID(app: "com.a", environment: "Sandbox"), store: store)
+        var reading = try MetricsReading.read(store: store, webhooks: [(name: "crm", host: "")], now: now)
+        reading.oldestPendingEnqueuedAt = now - 200_000
+        reading.realNow = now
+        let html = DashboardPage(reading: reading, app: nil, environment: "Production", quietSeconds: 3_600).html()
+        #expect(html.contains("Queue depth: <strong>0</strong>, the oldest job waiting <strong>3 min 20 s</strong>"), "\(html)")
+        #expect(html.contains("<td>crm</td><td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0</td>"
+            + "<td class=\"n\">41</td><td class=\"n\">3</td><td class=\"n\">1</td>"), "\(html)")
+        #expect(html.contains("<td>complete</td><td class=\"n\">12</td><td class=\"n\">2</td><td>SUCCESS 10, TIMED_OUT 2</td>"), "\(html)")
+        #expect(!html.contains("apple_unavailable"), "the Sandbox run is another view's")
+        #expect(DashboardPage.duration(seconds: 7_500) == "2 h 5 min")
+        let empty = DashboardPage(reading: try MetricsReading.read(store: MemoryStore(), webhooks: [], now: now), app: nil,
+                                  environment: "Production", quietSeconds: 3_600).html()
+        #expect(empty.contains("Queue depth: <strong>0</strong>."))
+        #expect(empty.contains("No run recorded."))
+    }
 }
