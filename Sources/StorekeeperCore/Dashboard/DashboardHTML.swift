@@ -58,8 +58,9 @@ public enum DashboardHTML {
         return html + "</table>"
     }
 
-    /// A small inline SVG bar chart of one series, one bar a day, with its title and total.
-    static func bars(_ title: String, _ values: [Int], first: String, last: String) -> String {
+    /// A small inline SVG bar chart of one series, one bar a day, with its title and total; a
+    /// `level` (active subscriptions) is captioned with its last day's value, not a sum.
+    static func bars(_ title: String, _ values: [Int], first: String, last: String, level: Bool = false) -> String {
         let width = 270, height = 60
         let top = max(1, values.max() ?? 1)
         let step = values.isEmpty ? 0 : Double(width) / Double(values.count)
@@ -70,9 +71,11 @@ public enum DashboardHTML {
             rects += "<rect x=\"\(format(x))\" y=\"\(format(Double(height) - barHeight))\" width=\"\(format(max(1, step - 0.5)))\" height=\"\(format(barHeight))\"/>"
         }
         let total = values.reduce(0, +)
-        let label = "\(title): \(total) from \(first) to \(last), at most \(values.max() ?? 0) a day"
+        let summary = level ? "\(values.last ?? 0) on \(last)" : String(total)
+        let label = level ? "\(title) from \(first) to \(last): \(values.first ?? 0) to \(values.last ?? 0), at most \(values.max() ?? 0)"
+            : "\(title): \(total) from \(first) to \(last), at most \(values.max() ?? 0) a day"
         return """
-            <figure class="chart"><figcaption>\(HTMLEscaping.escape(title)) (\(total))</figcaption>
+            <figure class="chart"><figcaption>\(HTMLEscaping.escape(title)) (\(HTMLEscaping.escape(summary)))</figcaption>
             <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \(width) \(height)" width="\(width)" height="\(height)" role="img" \
             aria-label="\(HTMLEscaping.escape(label))"><rect width="\(width)" height="\(height)" fill="#f5f5f5"/><g fill="#1565c0">\(rects)</g></svg>
             </figure>

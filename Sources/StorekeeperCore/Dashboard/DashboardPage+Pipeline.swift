@@ -16,7 +16,7 @@ extension DashboardPage {
         let first = labels.first ?? MetricsDay.of(reading.now - Int64(Self.days - 1) * MetricsDay.milliseconds)
         let last = labels.last ?? MetricsDay.of(reading.now)
         var html = "<h2>Over time (\(Self.days) days, \(HTMLEscaping.escape(first)) to \(HTMLEscaping.escape(last)))</h2>"
-        html += DashboardHTML.bars("active subscriptions", active, first: first, last: last)
+        html += DashboardHTML.bars("active subscriptions", active, first: first, last: last, level: true)
         let flows: [(String, MetricsFlow)] = [
             ("new purchases", .newPurchase), ("renewals", .renewal), ("expirations", .expiration), ("refunds", .refund),
             ("churn", .churn), ("trial conversions", .trialConversion), ("refund requests", .refundRequest),

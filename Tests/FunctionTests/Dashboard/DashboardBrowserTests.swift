@@ -75,6 +75,7 @@ struct DashboardBrowserTests {
         #expect(captions.contains("all notifications (\(Int(received)))"), "\(captions)")
         #expect(captions.contains("SUBSCRIBED (3)") && captions.contains("DID_RENEW (1)") && captions.contains("REFUND (1)"))
         #expect(captions.contains("new purchases (3)") && captions.contains("refunds (1)"), "\(captions)")
+        #expect(captions.contains { $0.hasPrefix("active subscriptions (\(Int(active)) on ") }, "\(captions)")
 
         // The customer, looked up through the form, told as a story.
         let found = try #require(report["customer"] as? [String: Any])

@@ -63,6 +63,8 @@ struct DashboardCoreTests {
         #expect(html.contains("<h3>Notifications received per day by type</h3>"))
         #expect(html.contains("<figcaption>all notifications (13)</figcaption>"), "\(html)")
         #expect(html.contains("<figcaption>DID_RENEW (5)</figcaption>"))
+        // A level is captioned with its last day's value, a flow with its sum.
+        #expect(html.contains("<figcaption>active subscriptions (0 on 2026-06-01)</figcaption>"), "\(html)")
         #expect(html.contains("<figcaption>EXPIRED (5)</figcaption>"))
         #expect(!html.contains("REFUND"), "Production's notifications are another view")
     }
