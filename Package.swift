@@ -75,7 +75,11 @@ func linked(_ library: String) -> [LinkerSetting] {
 ///   kernel's fault-around maps little else: 15 to 10.5 MiB of verify-signed-data's peak
 ///   memory. Names the code no longer has are skipped (a stale list costs memory only).
 /// - `-s`: no symbol table or debug sections in what is deployed (a third of the size).
+/// - `-L infra/link`: the C++ standard library linked in too (see infra/link/libstdc++.so, a
+///   linker script). A swiftc `-L`, not a linker one, so it is searched before the compiler's
+///   own folders.
 let releaseExecutableFlags: [LinkerSetting] = [
+    .unsafeFlags(["-L", "\(Context.packageDirectory)/infra/link"], .when(configuration: .release)),
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "--exclude-libs", "-Xlinker", "ALL", "-Xlinker", "--no-export-dynamic",
                   "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                   "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/bench/startup.order",

@@ -58,7 +58,8 @@ struct FunctionContractTests {
     }
 
     /// A release build (what `make release` builds and the README says to deploy) carries
-    /// libcrypto, SQLite and hiredis inside it, so the dynamic loader maps none of them at
+    /// libcrypto, SQLite, hiredis and the C++ standard library (which the Swift runtime needs)
+    /// inside it, so the dynamic loader maps none of them at
     /// start, and keeps the static OpenSSL's symbols to itself: libcurl, loaded on first use,
     /// brings libcrypto.so.3, whose references must not bind to the executable's copy. A
     /// debug build links the shared libraries, and says so in `ldd`. libcurl is never
@@ -69,7 +70,7 @@ struct FunctionContractTests {
         let ldd = try run("/usr/bin/ldd", [binary])
         #expect(ldd.contains("libc.so"), "ldd did not run on \(binary): \(ldd)")
         #expect(!ldd.contains("libcurl"), "\(name) links libcurl")
-        let libraries = ["libcrypto", "libsqlite3", "libhiredis"]
+        let libraries = ["libcrypto", "libsqlite3", "libhiredis", "libstdc++"]
         guard FunctionBinary.isReleaseBuild else {
             #expect(ldd.contains("libcrypto"), "a debug \(name) links the shared libcrypto")
             return

@@ -21,7 +21,7 @@ import OpenSSLCrypto
 /// | `webhooks:<endpoint>:backlog:<member of :waiting>` | one customer's events waiting in order, the first being retried: attempts, next due time, last answer (`WebhookBacklog`) | — | deliver-events |
 /// | `webhooks:<endpoint>:dead` | set of the ids of the endpoint's dead-lettered events | — | deliver-events, replay-events |
 /// | `webhooks:<endpoint>:dead:<eventId>` | a dead-lettered event and its last answer (`WebhookDeadLetter`) | — | deliver-events; deleted by replay-events once delivered |
-/// | `webhooks:<endpoint>:deliveries` | delivery attempts to the endpoint by result since counting began: delivered, failed, dead (`WebhookDeliveryCounts`); a run killed mid-pass loses that pass's counts | — | deliver-events, one compare-and-set per endpoint after each pass |
+/// | `webhooks:<endpoint>:deliveries` | delivery attempts to the endpoint by result since counting began: delivered, failed, dead (`WebhookDeliveryCounts`); a run killed mid-pass loses that pass's counts | — | deliver-events and replay-events, one compare-and-set per endpoint after each pass |
 /// | `appstore:chain:<sha256 of the roots' identity, x5c[0].x5c[1]>` | a proven `x5c` chain: leaf key, validity window (`CachedChain`) | 24 h | signed-data verification |
 /// | `appstore:ocsp:<sha256 of certificate DER>` | the last OCSP answer for a certificate (`CachedRevocationStatus`) | until nextUpdate, at most 24 h (+ a soft-fail grace) | online checks |
 /// | `{notifications}:n:<notificationUUID>` | a received notification, verified (`StoredNotification`) | 180 days (Apple's history window) | receive-notification, recover-notifications |

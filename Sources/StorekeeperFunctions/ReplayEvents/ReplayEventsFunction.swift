@@ -39,6 +39,7 @@ public final class ReplayEventsFunction: TypedFunction {
             {"endpoint", "host", "delivered": N, "failed": N, "held": N, "deadLettersCleared": N,
              "failures": {"<answer>": N}, "stoppedAfter": <sequence, when the budget ran out>}
               one attempt per event; held: later events of a customer whose earlier one failed (never out of order)
+              the attempts are added to the endpoint's delivery counts (metrics: storekeeper_webhook_deliveries_total)
             exit 65 invalid_request: no endpoint, an endpoint not configured, a type not in the vocabulary
             exit 75 temporarily_unavailable when deliver-events holds the endpoint's lease (retry); store_unavailable
             exit 75 also when an event failed or the budget ran out; 78 as deliver-events
@@ -65,6 +66,7 @@ public final class ReplayEventsFunction: TypedFunction {
         guard let report = try replay.run(selection, lease: wiring.leaseDuration, budget: budget) else {
             throw FunctionError.temporary(message: "another run is delivering to endpoint \(endpoint.name) now: try again shortly")
         }
+        try WebhookDeliveryCounts.add(report, store: store)
         context.log.info("events_replayed", [
             "endpoint": endpoint.name, "host": endpoint.host, "delivered": report.delivered, "failed": report.failed,
             "held": report.held, "deadLettersCleared": report.deadLettersCleared,

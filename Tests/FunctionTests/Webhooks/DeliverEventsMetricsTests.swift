@@ -4,28 +4,33 @@ import Testing
 import TestSupport
 
 /// storekeeper_webhook_deliveries_total through the built binaries: deliver-events counts each
-/// pass's attempts per endpoint, metrics answers them, prometheus-client's parser reads them.
-@Suite("deliver-events counts its attempts per endpoint and result; metrics answers them", .serialized,
+/// pass's attempts per endpoint (replay-events each replay's), metrics answers them,
+/// prometheus-client's parser reads them.
+@Suite("deliver-events and replay-events count their attempts per endpoint and result; metrics answers them", .serialized,
        .enabled(if: E2E.shouldRun, "redis-server or lighttpd is not installed (see EndToEnd)"))
 struct DeliverEventsMetricsTests {
     /// Two endpoints of the catalog: `good` (the receiver) and `gone` (nothing listens on port 9).
     static func bed(_ backend: Backend, folder: URL) throws -> WebhookTestbed {
-        var bed = try WebhookTestbed(backend, secrets: ["/good": WebhookTestbed.secret])
+        var bed = try WebhookTestbed(backend, secrets: ["/good": WebhookTestbed.secret, "/gone": WebhookTestbed.newSecret])
         let catalog = folder.appendingPathComponent("catalog.json")
-        let document: [String: Any] = [
-            "apps": [["bundleId": "com.example.app", "environments": ["Sandbox"]]],
-            "webhooks": [
-                ["name": "good", "url": bed.receiver.url("/good"), "secretEnv": "GOOD_SECRET"],
-                ["name": "gone", "url": "http://127.0.0.1:9/hooks", "secretEnv": "GONE_SECRET"],
-            ],
-        ]
-        try JSONSerialization.data(withJSONObject: document).write(to: catalog)
+        try writeCatalog(catalog, good: bed.receiver.url("/good"), gone: "http://127.0.0.1:9/hooks")
         bed.environment["STOREKEEPER_WEBHOOK_URL"] = nil
         bed.environment["STOREKEEPER_WEBHOOK_SECRET"] = nil
         bed.environment["STOREKEEPER_CATALOG"] = catalog.path
         bed.environment["GOOD_SECRET"] = WebhookTestbed.secret
         bed.environment["GONE_SECRET"] = WebhookTestbed.newSecret
         return bed
+    }
+
+    static func writeCatalog(_ catalog: URL, good: String, gone: String) throws {
+        let document: [String: Any] = [
+            "apps": [["bundleId": "com.example.app", "environments": ["Sandbox"]]],
+            "webhooks": [
+                ["name": "good", "url": good, "secretEnv": "GOOD_SECRET"],
+                ["name": "gone", "url": gone, "secretEnv": "GONE_SECRET"],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: document).write(to: catalog)
     }
 
     static func deliveries(_ bed: WebhookTestbed) throws -> [PrometheusParser.Family] {
@@ -76,5 +81,14 @@ struct DeliverEventsMetricsTests {
             #expect(families.value("storekeeper_webhook_deliveries_total", ["endpoint": endpoint, "result": result]) == count,
                     "\(endpoint) \(result)")
         }
+
+        // The endpoint is back: replay-events resends the dead letters and counts its attempts too.
+        try Self.writeCatalog(folder.appendingPathComponent("catalog.json"), good: bed.receiver.url("/good"), gone: bed.receiver.url("/gone"))
+        let replay = try bed.run("replay-events", #"{"endpoint": "gone"}"#)
+        #expect(replay.exitCode == 0 && replay.answer["delivered"] as? Int == 2, "\(replay.answer) \(replay.stderr)")
+        let replayed = try Self.deliveries(bed)
+        #expect(replayed.value("storekeeper_webhook_deliveries_total", ["endpoint": "gone", "result": "delivered"]) == 2)
+        #expect(replayed.value("storekeeper_webhook_deliveries_total", ["endpoint": "gone", "result": "dead"]) == 2)
+        #expect(replayed.value("storekeeper_webhook_deliveries_total", ["endpoint": "good", "result": "delivered"]) == 2)
     }
 }

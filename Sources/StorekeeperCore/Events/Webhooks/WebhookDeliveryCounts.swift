@@ -1,8 +1,9 @@
 /// Delivery attempts to one webhook endpoint by result since counting began
 /// (`StoreKeys.webhookDeliveries`): `delivered` (answered 2xx), `failed` (to be retried),
 /// `dead` (the last attempt failed: dead-lettered). deliver-events adds each pass's counts in
-/// one compare-and-set per endpoint after the pass, not one per event, so a run killed mid-pass
-/// loses that pass's counts (not its deliveries: the cursor and the backlogs hold those).
+/// one compare-and-set per endpoint after the pass, not one per event, and replay-events each
+/// replay's, so a run killed mid-pass loses that pass's counts (not its deliveries: the cursor,
+/// the backlogs and the dead letters hold those).
 public struct WebhookDeliveryCounts: StoreRecord, Sendable, Equatable {
     public var delivered = 0
     public var failed = 0
@@ -20,13 +21,30 @@ public struct WebhookDeliveryCounts: StoreRecord, Sendable, Equatable {
 
     /// Adds a pass's attempts to its endpoint's counts; writes nothing when it attempted nothing.
     public static func add(_ report: WebhookPassReport, store: any KeyValueStore) throws(StoreError) {
-        guard report.delivered + report.failed + report.deadLettered > 0 else { return }
-        try store.update(StoreKeys.webhookDeliveries(endpoint: report.endpoint), as: Self.self, attempts: attempts) {
+        var added = Self()
+        added.delivered = report.delivered
+        added.failed = report.failed
+        added.dead = report.deadLettered
+        try add(added, endpoint: report.endpoint, store: store)
+    }
+
+    /// Adds a replay's attempts (replay-events: one per event; a failure stays a dead letter,
+    /// so it counts as failed, not dead again).
+    public static func add(_ report: WebhookReplay.Report, store: any KeyValueStore) throws(StoreError) {
+        var added = Self()
+        added.delivered = report.delivered
+        added.failed = report.failed
+        try add(added, endpoint: report.endpoint, store: store)
+    }
+
+    static func add(_ added: Self, endpoint: String, store: any KeyValueStore) throws(StoreError) {
+        guard added.delivered + added.failed + added.dead > 0 else { return }
+        try store.update(StoreKeys.webhookDeliveries(endpoint: endpoint), as: Self.self, attempts: attempts) {
             (current) throws(StoreError) -> StoreUpdate<Self, Void> in
             var counts = current ?? Self()
-            counts.delivered += report.delivered
-            counts.failed += report.failed
-            counts.dead += report.deadLettered
+            counts.delivered += added.delivered
+            counts.failed += added.failed
+            counts.dead += added.dead
             return .write(counts, ())
         }
     }
