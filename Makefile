@@ -7,7 +7,7 @@ SHELL := /bin/bash
 # fences, the servers the tests run for real, and the benchmark tools.
 DEBIAN_PACKAGES := libssl-dev libcurl4-openssl-dev libsqlite3-dev libhiredis-dev \
                    redis-server lighttpd hyperfine wrk valgrind openssl ca-certificates pkg-config jq sqlite3 curl python3 \
-                   libfcgi-dev libfcgi-bin spawn-fcgi nginx
+                   libfcgi-dev libfcgi-bin spawn-fcgi nginx chromium chromium-driver
 
 SWIFT ?= swift
 FUNCTIONS := $(notdir $(wildcard functions/*))
@@ -17,7 +17,7 @@ PKI := Tests/Fixtures/pki
 .PHONY: help deps build release test test-release demo serve bench fuzz fuzz-ci pki apple-roots clean
 
 help:
-	@echo "make demo   - build, show verify-signed-data accepting and rejecting signed data, then a subscription's lifecycle through lighttpd"
+	@echo "make demo   - build, show verify-signed-data accepting and rejecting signed data, then a subscription's lifecycle through lighttpd, then the dashboard's address (kept up until Ctrl-C on a terminal)"
 	@echo "make serve  - the gateway on 127.0.0.1:8080 with the SQLite default (GATEWAY=nginx|lighttpd MODE=fastcgi|cgi; default: the fastest installed)"
 	@echo "make test   - the whole test suite (unit, adapters, black-box binaries, ldd check, short fuzz runs)"
 	@echo "make test-release - the binary suites (OCSP, App Store API, examples, link check) on the release build"
@@ -45,6 +45,9 @@ deps:
 	@test -f var/python/appstoreserverlibrary/jws_signature_creator.py || python3 -m pip install -q --target var/python app-store-server-library
 	@# The metrics tests read metrics' answer with prometheus-client's own parser (PyPI).
 	@test -f var/python/prometheus_client/parser.py || python3 -m pip install -q --target var/python prometheus-client
+	@# The dashboard's browser test drives Debian's chromium through chromium-driver with Selenium
+	@# (PyPI), given /usr/bin/chromedriver explicitly: Selenium Manager never downloads a browser.
+	@test -f var/python/selenium/webdriver/__init__.py || SE_OFFLINE=true python3 -m pip install -q --target var/python selenium
 
 build: deps
 	$(SWIFT) build

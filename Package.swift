@@ -42,6 +42,7 @@ let functionNames = [
     "refund-requests",
     "retention-message",
     "metrics",
+    "dashboard",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

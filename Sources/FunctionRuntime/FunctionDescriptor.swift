@@ -6,8 +6,14 @@ public struct FunctionDescriptor: Sendable {
     /// The HTTP route (`/appstore/verify`), or nil for a cron-only function, which then
     /// answers 404 over HTTP.
     public var route: String?
-    /// The one HTTP method accepted over HTTP (`POST`, `GET`); anything else is 405.
+    /// The first (for most functions the one) HTTP method accepted over HTTP (`POST`, `GET`).
     public var method: String
+    /// Every method accepted over HTTP (`method` first); anything else is 405.
+    public var methods: [String]
+    /// True for a page that signs its visitors in itself (dashboard): over HTTP an internal
+    /// request without a valid bearer token still reaches the handler, with no `caller`,
+    /// and the handler must answer a sign-in form or check its own credential (a cookie).
+    public var signsInItself: Bool
     public var visibility: Visibility
     /// The scope an internal function's caller needs over HTTP (admin unless the function
     /// says less: get-customer needs read, grants support); ignored for a public function.
@@ -30,11 +36,15 @@ public struct FunctionDescriptor: Sendable {
         request: String,
         response: String,
         variables: [SettingUse] = [],
-        scope: AccessScope = .admin
+        scope: AccessScope = .admin,
+        otherMethods: [String] = [],
+        signsInItself: Bool = false
     ) {
         self.name = name
         self.route = route
         self.method = method.uppercased()
+        self.methods = [method.uppercased()] + otherMethods.map { $0.uppercased() }
+        self.signsInItself = signsInItself
         self.visibility = visibility
         self.summary = summary
         self.request = request

@@ -6,7 +6,7 @@ enum HelpText {
         lines.append("\(descriptor.name) — \(descriptor.summary)")
         lines.append("")
         if let route = descriptor.route {
-            lines.append("route:       \(descriptor.method) \(route)")
+            lines.append("route:       \(descriptor.methods.joined(separator: ", ")) \(route)")
         } else {
             lines.append("route:       none (run directly, e.g. from cron; answers 404 over HTTP)")
         }

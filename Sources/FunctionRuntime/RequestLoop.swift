@@ -169,7 +169,7 @@ final class RequestLoop<Handler: FunctionHandler> {
         var request = arrived
         if let refusal = admit(&request) {
             var response = errorResponse(refusal, door: request.frontDoor)
-            if refusal.disposition == .caller(.methodNotAllowed) { response.headers.append(("Allow", descriptor.method)) }
+            if refusal.disposition == .caller(.methodNotAllowed) { response.headers.append(("Allow", descriptor.methods.joined(separator: ", "))) }
             if refusal.code == FunctionErrorCode.insufficientScope.rawValue {
                 response.headers.append(("WWW-Authenticate", "Bearer error=\"insufficient_scope\", scope=\"\(descriptor.scope.rawValue)\""))
             }
@@ -210,7 +210,7 @@ final class RequestLoop<Handler: FunctionHandler> {
                 return error
             }
             guard let caller = AdminAuthorization.caller(header: request.header("authorization"), among: tokens) else {
-                return .unauthorized()
+                return descriptor.signsInItself ? methodRefusal(request) : .unauthorized()
             }
             request.caller = caller
             guard caller.scope.allows(descriptor.scope) else {
@@ -223,8 +223,12 @@ final class RequestLoop<Handler: FunctionHandler> {
             request.caller = (try? configuredTokens.get())
                 .flatMap { AdminAuthorization.caller(header: header, among: $0) }
         }
-        guard request.method == descriptor.method else {
-            return .methodNotAllowed(message: "use \(descriptor.method)")
+        return methodRefusal(request)
+    }
+
+    private func methodRefusal(_ request: FunctionRequest) -> FunctionError? {
+        guard descriptor.methods.contains(request.method) else {
+            return .methodNotAllowed(message: "use \(descriptor.methods.joined(separator: " or "))")
         }
         return nil
     }

@@ -5,7 +5,9 @@
 # EXPIRED/VOLUNTARY, a resubscribe and a refund as signed notifications POSTed over HTTP,
 # runs the worker after each, and prints the entitlement as get-entitlements answers it, and
 # the customer as get-customer answers it: "pro: active/inactive", the deciding product, and
-# the subscription's status (active, expired, refunded).
+# the subscription's status (active, expired, refunded). Ends by printing the dashboard's
+# address on this gateway and how to sign in; when standard input is a terminal it keeps the
+# gateway up until Ctrl-C, otherwise it stops it and exits 0.
 # Stops what it started. Needs $BIN (the built function binaries).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -95,3 +97,21 @@ curl -s -H "Authorization: Bearer $STOREKEEPER_ADMIN_TOKEN" "$base/customers?app
   .customer.history[] | "  \(.date / 1000 | strftime("%F"))  \(.type)\(if .subtype then " / \(.subtype)" else "" end)  (\(.source))"'
 echo
 echo "Gateway log lines (functions' JSON logs) are in $state/gateway/functions.log"
+
+# The dashboard on the same gateway, with the demo's data in it (Sandbox: the demo's environment).
+dashboard="$base/dashboard?environment=Sandbox"
+status=$(curl -s -o "$state/dashboard.html" -w '%{http_code}' -H "Authorization: Bearer $STOREKEEPER_ADMIN_TOKEN" "$dashboard")
+if [ "$status" != 200 ] || ! grep -q 'Active subscriptions' "$state/dashboard.html"; then
+  echo "the dashboard did not answer its page (HTTP $status); see $state/gateway/functions.log" >&2
+  exit 1
+fi
+echo
+echo "The dashboard: $dashboard"
+echo "  sign in with the demo's admin token: $STOREKEEPER_ADMIN_TOKEN"
+echo "  the demo's customer: $base/dashboard?environment=Sandbox&customer=$token"
+if [ -t 0 ]; then
+  echo "The gateway stays up until Ctrl-C."
+  trap 'echo; echo "stopping the gateway"; exit 0' INT TERM
+  while true; do sleep 3600 & wait $!; done
+fi
+echo "(standard input is not a terminal: the gateway stops now; make serve keeps one up)"

@@ -14,10 +14,16 @@ struct CustomerAnswering {
         catalog = try StorekeeperSettings.catalog(in: environment)
     }
 
-    /// The customer's answer at `now`; nil when nothing matches the key.
+    /// With a catalog read otherwise (the dashboard's, which may be empty).
+    init(catalog: Catalog) {
+        self.catalog = catalog
+    }
+
+    /// The customer's answer at `now`; nil when nothing matches the key. `apps`: where an
+    /// original transaction id is looked for when no bundleId is asked (the catalog's apps).
     func answer(_ key: CustomerLookup.Key, bundleId: String? = nil, historyLimit: Int = CustomerAnswer.defaultHistoryLimit,
-                store: any KeyValueStore, now: Date) throws -> CustomerAnswer? {
-        let apps = bundleId.map { [$0] } ?? catalog.apps.map(\.bundleId)
+                apps: [String]? = nil, store: any KeyValueStore, now: Date) throws -> CustomerAnswer? {
+        let apps = bundleId.map { [$0] } ?? apps ?? catalog.apps.map(\.bundleId)
         guard var source = try CustomerLookup(store: store).source(of: key, apps: apps) else { return nil }
         source.bundleId = bundleId
         source.historyLimit = historyLimit

@@ -6,7 +6,7 @@ import FunctionRuntime
 /// each function.json and the README's settings table are checked against `all`.
 public enum StorekeeperSettings {
     public static let all: [SettingDeclaration] = RuntimeSettings.all + appStore + appStoreAPI + offers + receipts + signInWithApple + jobs + webhooks + [
-        eventRetentionDays.declaration, simulatePKIDirectory.declaration,
+        eventRetentionDays.declaration, simulatePKIDirectory.declaration, dashboardQuietHours.declaration,
     ]
 
     /// simulate-store's test PKI.

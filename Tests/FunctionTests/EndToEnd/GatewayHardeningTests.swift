@@ -36,12 +36,14 @@ extension EndToEnd {
                 method: "POST", url: gateway.baseURL + "/appstore/notifications",
                 headers: [("Content-Type", "application/json")], body: Array(#"{"signedPayload": "x.y.z"}"#.utf8)))
             #expect(notification.status == 400 && notification.errorCode == "INVALID_JWT_FORMAT", "\(notification)")
-            // Every route of function.json answers from its function (a JSON object), not lighttpd.
+            // Every route and method of function.json answers from its function (a JSON object, or
+            // the dashboard's page), not the gateway.
             for (route, method) in try Self.routes() {
                 let answer = try gateway.send(HTTPRequest(
                     method: method, url: gateway.baseURL + route, headers: [("Content-Type", "application/json")],
                     body: method == "GET" ? [] : Array("{}".utf8)))
-                #expect(answer.status != 404 && !answer.json.isEmpty, "\(method) \(route): \(answer)")
+                #expect(answer.status != 404 && (!answer.json.isEmpty || answer.text.hasPrefix("<!DOCTYPE html>")),
+                        "\(method) \(route): \(answer)")
             }
             // Through the door the gateway speaks, not a fallback.
             let doors = Set(gateway.logLines().filter { $0["event"] as? String == "request" }.compactMap { $0["door"] as? String })
@@ -131,11 +133,13 @@ extension EndToEnd {
         /// (route, method) of every function.json with a route.
         static func routes() throws -> [(String, String)] {
             let folder = FunctionBinary.repositoryRoot.appendingPathComponent("functions")
-            return try FunctionBinary.functionNames.compactMap { name in
+            // "method" is one method or, for a function that takes several (dashboard), a list.
+            return try FunctionBinary.functionNames.flatMap { name -> [(String, String)] in
                 let data = try Data(contentsOf: folder.appendingPathComponent(name).appendingPathComponent("function.json"))
                 guard let manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-                      let route = manifest["route"] as? String else { return nil }
-                return (route, manifest["method"] as? String ?? "POST")
+                      let route = manifest["route"] as? String else { return [] }
+                let methods = manifest["method"] as? [String] ?? [manifest["method"] as? String ?? "POST"]
+                return methods.map { (route, $0) }
             }
         }
 
