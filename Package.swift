@@ -70,10 +70,11 @@ func linked(_ library: String) -> [LinkerSetting] {
 /// - `--no-export-dynamic`, after the static Swift runtime's `-export-dynamic`: our 7,000
 ///   public Swift symbols stay out of the dynamic symbol table, which the runtime's dladdr
 ///   walked at every start (220k instructions). Nothing loads against them.
-/// - `--symbol-ordering-file`: the functions a request-path process runs (bench/startup.order,
-///   made by bench/make-order.sh) side by side, so the pages it touches are few and the
-///   kernel's fault-around maps little else: 15 to 10.5 MiB of verify-signed-data's peak
-///   memory. Names the code no longer has are skipped (a stale list costs memory only).
+/// - `--symbol-ordering-file`: the functions that requests run (bench/startup.order, made by
+///   bench/make-order.sh from the bench's requests and every function's examples) side by
+///   side, so the pages a process touches are few and the kernel's fault-around maps little
+///   else. It moves single functions only with `releaseCodeSections`. Names the code no
+///   longer has are skipped (a stale list costs memory only).
 /// - `-s`: no symbol table or debug sections in what is deployed (a third of the size).
 /// - `-L infra/link`: the C++ standard library linked in too (see infra/link/libstdc++.so, a
 ///   linker script). A swiftc `-L`, not a linker one, so it is searched before the compiler's
@@ -84,6 +85,14 @@ let releaseExecutableFlags: [LinkerSetting] = [
                   "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
                   "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/bench/startup.order",
                   "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-s"], .when(configuration: .release)),
+]
+
+/// What every product module is compiled with in release: each function in its own section,
+/// which `--symbol-ordering-file` (see `releaseExecutableFlags`) needs to move it. Without it a
+/// module's code is one section the linker can only move whole, and the functions a request
+/// runs stayed spread over 8 MB of code.
+let releaseCodeSections: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
 ]
 
 let package = Package(
@@ -109,11 +118,13 @@ let package = Package(
         .target(
             name: "OpenSSLCrypto",
             dependencies: ["COpenSSL"],
+            swiftSettings: releaseCodeSections,
             linkerSettings: linked("crypto")
         ),
         .target(
             name: "StorekeeperCore",
-            dependencies: ["OpenSSLCrypto"]
+            dependencies: ["OpenSSLCrypto"],
+            swiftSettings: releaseCodeSections
         ),
         // libcurl4-openssl-dev for the headers only. No pkgConfig: its only Cflags is
         // -I/usr/include/x86_64-linux-gnu, a default search path, and its Libs would link
@@ -125,7 +136,8 @@ let package = Package(
         ),
         .target(
             name: "HTTPTransport",
-            dependencies: ["CCurl", "StorekeeperCore"]
+            dependencies: ["CCurl", "StorekeeperCore"],
+            swiftSettings: releaseCodeSections
         ),
         // No pkgConfig, as for COpenSSL.
         .systemLibrary(
@@ -135,6 +147,7 @@ let package = Package(
         .target(
             name: "SQLiteStore",
             dependencies: ["CSQLite", "StorekeeperCore"],
+            swiftSettings: releaseCodeSections,
             linkerSettings: linked("sqlite3")
         ),
         // libhiredis-dev. No pkgConfig: hiredis.pc's Cflags carry -D_FILE_OFFSET_BITS=64,
@@ -146,6 +159,7 @@ let package = Package(
         .target(
             name: "RedisStore",
             dependencies: ["CHiredis", "StorekeeperCore"],
+            swiftSettings: releaseCodeSections,
             linkerSettings: linked("hiredis")
         ),
         // libfcgi-dev for the headers only. No link: FastCGIServer loads libfcgi with dlopen
@@ -156,23 +170,27 @@ let package = Package(
         ),
         .target(
             name: "FastCGIServer",
-            dependencies: ["CFastCGI"]
+            dependencies: ["CFastCGI"],
+            swiftSettings: releaseCodeSections
         ),
         // Knows no adapter: handlers get them through FunctionContext, built by the composition.
         // FastCGIServer is a front door's transport, not an adapter.
         .target(
             name: "FunctionRuntime",
-            dependencies: ["StorekeeperCore", "FastCGIServer"]
+            dependencies: ["StorekeeperCore", "FastCGIServer"],
+            swiftSettings: releaseCodeSections
         ),
         // The composition root: the one module that builds the store and HTTP adapters from
         // the settings, each on first use.
         .target(
             name: "StorekeeperComposition",
-            dependencies: ["FunctionRuntime", "StorekeeperCore", "SQLiteStore", "RedisStore", "HTTPTransport"]
+            dependencies: ["FunctionRuntime", "StorekeeperCore", "SQLiteStore", "RedisStore", "HTTPTransport"],
+            swiftSettings: releaseCodeSections
         ),
         .target(
             name: "StorekeeperFunctions",
-            dependencies: ["FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto"]
+            dependencies: ["FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto"],
+            swiftSettings: releaseCodeSections
         ),
         // Test helpers as a library, the way HummingbirdTesting serves Hummingbird, so product
         // types carry no test-only API: in-process stand-ins and fixtures for product types
@@ -232,6 +250,7 @@ let package = Package(
             dependencies: ["StorekeeperFunctions", "FunctionRuntime", "StorekeeperComposition"],
             path: "functions/\(name)",
             exclude: ["function.json", "examples"],
+            swiftSettings: releaseCodeSections,
             linkerSettings: releaseExecutableFlags
         )
     }
