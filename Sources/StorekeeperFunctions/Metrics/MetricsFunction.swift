@@ -51,13 +51,7 @@ public final class MetricsFunction: TypedFunction {
     public init(context: FunctionContext) throws {
         self.context = context
         let catalog = try StorekeeperSettings.eventCatalog(in: context.environment)
-        if !catalog.webhooks.isEmpty {
-            endpoints = catalog.webhooks.map { ($0.name, "") }
-        } else if try context.environment.value(StorekeeperSettings.webhookURL) != nil {
-            endpoints = [("default", "")]
-        } else {
-            endpoints = []
-        }
+        endpoints = try StorekeeperSettings.reportedWebhookEndpoints(in: context.environment, catalog: catalog)
     }
 
     public func handle(_ request: NoFields, call _: FunctionRequest) throws -> Reply<Response> {

@@ -56,6 +56,15 @@ extension StorekeeperSettings {
         }
     }
 
+    /// The endpoints whose delivery state the operator's views report (metrics, dashboard), by
+    /// name: the catalog's, or "default" for the single STOREKEEPER_WEBHOOK_URL, or none. Names
+    /// only: a report needs no secret, so one missing is not an error here.
+    static func reportedWebhookEndpoints(in environment: EnvironmentVariables,
+                                         catalog: Catalog) throws -> [(name: String, host: String)] {
+        if !catalog.webhooks.isEmpty { return catalog.webhooks.map { ($0.name, "") } }
+        return try environment.value(webhookURL) != nil ? [("default", "")] : []
+    }
+
     private static func endpoint(_ webhook: CatalogWebhook, in environment: EnvironmentVariables) throws -> WebhookEndpoint {
         guard let text = environment.optional(webhook.secretEnv) else {
             throw FunctionError.configuration("\(webhook.secretEnv), the secret of webhook \(webhook.name), is not set")
