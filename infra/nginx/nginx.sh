@@ -34,9 +34,19 @@ start_functions() {
     # function (exec keeps stdin, the socket).
     env -i "${environment[@]}" spawn-fcgi -s "$state/$name.sock" -M 0600 -F "$children" -d "$root" \
       -P "$state/$name.pids" -- /bin/sh -c 'exec "$0" 2>>"$1"' "$bin/$name" "$state/functions.log" >/dev/null
-    cat "$state/$name.pids" >> "$state/functions.pid"
+    # One PID a line; spawn-fcgi ends its file without a newline, so `cat` alone would join
+    # this function's last PID to the next function's first, and stop would miss both.
+    printf '%s\n' $(cat "$state/$name.pids") >> "$state/functions.pid"
     rm -f "$state/$name.pids"
   done
+}
+
+# A process that exited but that nobody reaped yet (a container whose PID 1 does not reap
+# what spawn-fcgi left it) is a zombie: gone, though `kill -0` still finds it.
+running() {
+  local state
+  state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  [ "${state:0:1}" != Z ]
 }
 
 stop_pids() {
@@ -47,7 +57,7 @@ stop_pids() {
   # SIGTERM: each finishes the request it is answering, then exits.
   for pid in $pids; do kill "$pid" 2>/dev/null || true; done
   for pid in $pids; do
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    for _ in $(seq 1 100); do running "$pid" || break; sleep 0.05; done
   done
   rm -f "$file"
 }

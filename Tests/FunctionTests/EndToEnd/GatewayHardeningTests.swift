@@ -128,7 +128,40 @@ extension EndToEnd {
             #expect(!Gateway.accepts(port: port), "lighttpd still listens after stop")
         }
 
+        @Test("nginx.sh: stop ends every FastCGI process it started, two a routed function",
+              .enabled(if: Gateway.nginx != nil && Gateway.spawnFCGI != nil, "nginx or spawn-fcgi is not installed"))
+        func nginxScriptStopsItsFunctions() throws {
+            try E2E.requireTools()
+            let folder = try E2E.scratchFolder("nginx-sh")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var environment = E2E.environment(storeURL: "sqlite:" + folder.appendingPathComponent("store.db").path,
+                                              adminToken: "e2e-admin-" + UUID().uuidString)
+            environment["PATH"] = environment["PATH"] ?? ProcessInfo.processInfo.environment["PATH"]
+            let state = folder.appendingPathComponent("state"), script = "infra/nginx/nginx.sh"
+            let port = try RedisTestServer.freePort()
+            defer { _ = try? Self.gatewayScript(["stop", state.path], environment: environment, script: script) }
+            let started = try Self.gatewayScript(["start", FunctionBinary.binDirectory.path, String(port), state.path],
+                                                 environment: environment, script: script)
+            try #require(started == .exited(0), "nginx.sh start: \(started)")
+            let listed = try String(contentsOf: state.appendingPathComponent("functions.pid"), encoding: .utf8)
+            let pids = listed.split(whereSeparator: \.isNewline).compactMap { Int32($0) }
+            #expect(pids.count == 2 * Set(try Self.routes().map(\.0)).count, "functions.pid: \(listed)")
+            for pid in pids { #expect(Self.running(pid), "\(pid) of functions.pid is not a running function") }
+
+            let stopped = try Self.gatewayScript(["stop", state.path], environment: environment, script: script)
+            #expect(stopped == .exited(0), "nginx.sh stop: \(stopped)")
+            for pid in pids { #expect(!Self.running(pid), "function process \(pid) still runs after stop") }
+        }
+
         // MARK: helpers
+
+        /// Running: neither gone nor a zombie (exited, not reaped: spawn-fcgi leaves its children
+        /// to PID 1, which in a container may never reap them).
+        static func running(_ pid: Int32) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(after: end)...].dropFirst().first != "Z"
+        }
 
         /// (route, method) of every function.json with a route.
         static func routes() throws -> [(String, String)] {
@@ -143,12 +176,13 @@ extension EndToEnd {
             }
         }
 
-        static func gatewayScript(_ arguments: [String], environment: [String: String]) throws -> SpawnedProcess.Termination {
-            let script = FunctionBinary.repositoryRoot.appendingPathComponent("infra/gateway/gateway.sh").path
-            let process = try SpawnedProcess.spawn("/bin/bash", [script] + arguments, environment: environment,
+        static func gatewayScript(_ arguments: [String], environment: [String: String],
+                                  script: String = "infra/gateway/gateway.sh") throws -> SpawnedProcess.Termination {
+            let path = FunctionBinary.repositoryRoot.appendingPathComponent(script).path
+            let process = try SpawnedProcess.spawn("/bin/bash", [path] + arguments, environment: environment,
                                                    directory: FunctionBinary.repositoryRoot.path)
             let (termination, timedOut) = process.waitOrKill(limit: 60)
-            if timedOut { throw SpawnedProcess.Failure("gateway.sh \(arguments.first ?? "") did not end within 60 s") }
+            if timedOut { throw SpawnedProcess.Failure("\(script) \(arguments.first ?? "") did not end within 60 s") }
             return termination
         }
 
