@@ -5,7 +5,7 @@ public enum DashboardCustomer {
     public static func lookupForm(value: String = "", environment: String) -> String {
         """
         <form method="get" action="/dashboard" role="search"><label>Customer: user id, appAccountToken, \
-        originalTransactionId or transactionId<br><input type="search" name="customer" value="\(HTMLEscaping.escape(value))" \
+        originalTransactionId, transactionId or appTransactionId<br><input type="search" name="customer" value="\(HTMLEscaping.escape(value))" \
         required maxlength="200"></label><input type="hidden" name="environment" value="\(HTMLEscaping.escape(environment))">
         <button type="submit">Look up</button></form>
         """

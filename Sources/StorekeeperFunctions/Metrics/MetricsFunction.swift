@@ -35,6 +35,8 @@ public final class MetricsFunction: TypedFunction {
               storekeeper_notification_last_dead_letter_timestamp_seconds{code}, storekeeper_webhook_events{endpoint,state},
               storekeeper_webhook_deliveries_total{endpoint,result},
               storekeeper_webhook_oldest_pending_age_seconds{endpoint}, storekeeper_reconciliation_corrections_total{app,kind},
+              storekeeper_recovery_first_send_attempts{app,environment,result}, storekeeper_recovery_last_run_queued,
+              _complete and _timestamp_seconds{app,environment} (recover-notifications' last run),
               storekeeper_event_log_last_sequence, storekeeper_metrics_events_behind
             Before answering it counts at most 2000 new events of the log (the rest at the next scrape or worker run).
             The store failing: HTTP 503, exit 75.
