@@ -21,6 +21,8 @@ os.environ.pop("SE_MANAGER_PATH", None)
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support import expected_conditions  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -35,6 +37,14 @@ def browser():
     # The page has no script and must not need one: JavaScript is off for every page.
     options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+
+
+def click_and_wait(driver, element):
+    """Clicks a link or a form's button and waits for the next page: click() may return
+    before the answer arrives, and reading the page or the cookies then reads the old ones."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(page))
 
 
 def texts(driver, selector):
@@ -88,20 +98,20 @@ def main():
         report["form"]["fields"] = [element.get_attribute("name") for element in driver.find_elements(By.TAG_NAME, "input")]
         field = driver.find_element(By.CSS_SELECTOR, "form[method=post] input[name=token]")
         field.send_keys(token)
-        driver.find_element(By.CSS_SELECTOR, "form[method=post] button[type=submit]").click()
+        click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form[method=post] button[type=submit]"))
         cookie = driver.get_cookie("storekeeper_dashboard") or {}
         report["cookie"] = {key: cookie.get(key) for key in ("httpOnly", "secure", "sameSite", "path", "expiry", "domain")}
         report["cookieCarriesToken"] = token in (cookie.get("value") or "")
         report["afterSignIn"] = {"url": driver.current_url, "h1": texts(driver, "h1")}
         # The view's link, as a person would follow it.
-        driver.find_element(By.LINK_TEXT, environment).click()
+        click_and_wait(driver, driver.find_element(By.LINK_TEXT, environment))
         report["overview"] = view(driver, "2-overview", shots)
         report["overview"]["active"] = [element.text for element in driver.find_elements(By.CSS_SELECTOR, "p")
                                         if element.text.startswith("Active subscriptions:")]
 
         lookup = driver.find_element(By.CSS_SELECTOR, "form[method=get] input[name=customer]")
         lookup.send_keys(customer)
-        driver.find_element(By.CSS_SELECTOR, "form[method=get] button[type=submit]").click()
+        click_and_wait(driver, driver.find_element(By.CSS_SELECTOR, "form[method=get] button[type=submit]"))
         report["customer"] = view(driver, "3-customer", shots)
 
         driver.get(base + "/dashboard?environment=" + environment + "&customer=no-such-customer-42")
