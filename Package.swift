@@ -119,7 +119,8 @@ let package = Package(
             name: "OpenSSLCrypto",
             dependencies: ["COpenSSL"],
             swiftSettings: releaseCodeSections,
-            linkerSettings: linked("crypto")
+            // libssl before libcrypto, which it needs: a static link resolves left to right.
+            linkerSettings: linked("ssl") + linked("crypto")
         ),
         .target(
             name: "StorekeeperCore",
@@ -158,7 +159,7 @@ let package = Package(
         ),
         .target(
             name: "RedisStore",
-            dependencies: ["CHiredis", "StorekeeperCore"],
+            dependencies: ["CHiredis", "StorekeeperCore", "OpenSSLCrypto"],
             swiftSettings: releaseCodeSections,
             linkerSettings: linked("hiredis")
         ),
@@ -184,7 +185,7 @@ let package = Package(
         // the settings, each on first use.
         .target(
             name: "StorekeeperComposition",
-            dependencies: ["FunctionRuntime", "StorekeeperCore", "SQLiteStore", "RedisStore", "HTTPTransport"],
+            dependencies: ["FunctionRuntime", "StorekeeperCore", "OpenSSLCrypto", "SQLiteStore", "RedisStore", "HTTPTransport"],
             swiftSettings: releaseCodeSections
         ),
         .target(
@@ -225,13 +226,13 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyValueStoreTests",
-            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore", "TestSupport", "StorekeeperTesting"]
+            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore", "OpenSSLCrypto", "TestSupport", "StorekeeperTesting"]
         ),
         // Runs one store scenario in its own process, so the conformance suite can race
         // several processes against one store. A test tool, not a deployable function.
         .executableTarget(
             name: "store-stress",
-            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore"],
+            dependencies: ["SQLiteStore", "RedisStore", "StorekeeperCore", "OpenSSLCrypto"],
             path: "Tests/Tools/store-stress"
         ),
         .testTarget(

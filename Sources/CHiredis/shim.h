@@ -29,4 +29,19 @@ static inline int shim_redisErr(const redisContext *context) {
     return context->err;
 }
 
+/// The next complete reply fed to `reader`, through a typed out-parameter: REDIS_OK with
+/// *reply NULL means more bytes are needed; REDIS_ERR means the bytes are not RESP (see
+/// shim_redisReaderErrstr) and the reader is unusable. The caller owns a non-NULL reply.
+static inline int shim_redisReaderGetReply(redisReader *reader, redisReply **reply) {
+    void *next = NULL;
+    int status = redisReaderGetReply(reader, &next);
+    *reply = (redisReply *)next;
+    return status;
+}
+
+/// The reader's description of its failure; owned by the reader.
+static inline const char *shim_redisReaderErrstr(const redisReader *reader) {
+    return reader->errstr;
+}
+
 #endif

@@ -24,6 +24,7 @@
 #include <openssl/pkcs7.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
@@ -135,5 +136,32 @@ static inline int shim_ECDSA_verify(const unsigned char *digest, int digestLengt
 }
 
 #pragma clang diagnostic pop
+
+// MARK: TLS client (SSL_CTX, SSL)
+//
+// The min-version, SNI and mode setters are macros over SSL_CTX_ctrl/SSL_ctrl.
+
+static inline int shim_SSL_CTX_set_min_proto_version(SSL_CTX *context, int version) {
+    return (int)SSL_CTX_set_min_proto_version(context, version);
+}
+
+/// SNI: the name sent in the ClientHello (DNS names only; never an IP address, RFC 6066 §3).
+static inline int shim_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+/// SSL_write may then return after part of the buffer, and a retry may pass a buffer that
+/// moved (Swift arrays do): the caller loops over what is left.
+static inline void shim_SSL_set_partial_write_modes(SSL *ssl) {
+    SSL_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+}
+
+static inline int shim_ERR_GET_REASON(unsigned long code) {
+    return ERR_GET_REASON(code);
+}
+
+static inline int shim_ERR_GET_LIB(unsigned long code) {
+    return ERR_GET_LIB(code);
+}
 
 #endif

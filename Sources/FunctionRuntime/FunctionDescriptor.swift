@@ -55,10 +55,15 @@ public struct FunctionDescriptor: Sendable {
 }
 
 extension FunctionDescriptor {
-    /// What `--help` lists: the function's settings, then the runtime's (the bearer tokens
-    /// only for an internal function, unless the function lists them itself).
+    /// What `--help` lists: the function's settings (STORE_URL followed by its TLS files),
+    /// then the runtime's (the bearer tokens only for an internal function, unless the
+    /// function lists them itself).
     public var allVariables: [SettingUse] {
         var all = variables
+        if let store = all.firstIndex(where: { $0.name == RuntimeSettings.storeURL.name }) {
+            let tls = RuntimeSettings.storeTLS.filter { setting in !all.contains { $0.name == setting.name } }
+            all.insert(contentsOf: tls.map { SettingUse(declaration: $0, requirement: $0.requirement) }, at: store + 1)
+        }
         if visibility == .internal {
             for token in [RuntimeSettings.adminToken.declaration, RuntimeSettings.tokens.declaration]
             where !all.contains(where: { $0.name == token.name }) {

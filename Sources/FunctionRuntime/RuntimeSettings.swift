@@ -38,14 +38,31 @@ public enum RuntimeSettings {
     /// Secret: a Redis URL may carry a password.
     public static let storeURL = Setting<StoreLocation>(
         "STORE_URL", .optional, secret: true, default: "sqlite:var/storekeeper.db",
-        help: "where state and caches live: sqlite:<path> (default sqlite:var/storekeeper.db) or redis://[[user]:password@]host[:port][/db]"
+        help: "where state and caches live: sqlite:<path> (default sqlite:var/storekeeper.db), redis://[[user]:password@]host[:port][/db] or rediss://... (the same over TLS 1.2+)"
     ) { text throws(SettingProblem) in try StoreLocation(parsing: text) }
+
+    /// The TLS files for a `rediss://` STORE_URL; paths, so no key passes through a value.
+    /// Any of them with another STORE_URL is a configuration error (never silently plaintext).
+    public static let storeTLSCAFile = Setting<String>.text(
+        "STORE_TLS_CA_FILE", .optional,
+        help: "for rediss://: PEM file of the CAs that sign the Redis server's certificate; the system's CAs otherwise")
+    public static let storeTLSCertFile = Setting<String>.text(
+        "STORE_TLS_CERT_FILE", .optional,
+        help: "for rediss:// with mutual TLS: PEM file of our client certificate (with STORE_TLS_KEY_FILE)")
+    public static let storeTLSKeyFile = Setting<String>.text(
+        "STORE_TLS_KEY_FILE", .optional,
+        help: "for rediss:// with mutual TLS: PEM file of our client certificate's private key (with STORE_TLS_CERT_FILE)")
+
+    /// What `--help` lists after STORE_URL for every function that uses the store.
+    public static let storeTLS: [SettingDeclaration] = [
+        storeTLSCAFile.declaration, storeTLSCertFile.declaration, storeTLSKeyFile.declaration,
+    ]
 
     public static let caBundle = Setting<String>.text(
         "STOREKEEPER_CA_BUNDLE", .optional, help: "CA file for outgoing HTTPS (tests); the system's CAs otherwise")
 
     /// All of them, for the settings table.
     public static let all: [SettingDeclaration] = [
-        adminToken.declaration, tokens.declaration, logLevel.declaration, fixedTime.declaration, storeURL.declaration, caBundle.declaration,
-    ]
+        adminToken.declaration, tokens.declaration, logLevel.declaration, fixedTime.declaration, storeURL.declaration,
+    ] + storeTLS + [caBundle.declaration]
 }

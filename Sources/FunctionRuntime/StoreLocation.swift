@@ -2,7 +2,7 @@ import StorekeeperCore
 
 /// Where the key-value store lives, from `STORE_URL` (`RuntimeSettings.storeURL`):
 /// `sqlite:<path>` (the embedded default, `sqlite:var/storekeeper.db`) or
-/// `redis://[[user]:password@]host[:port][/db]`.
+/// `redis://[[user]:password@]host[:port][/db]`, or `rediss://` in the same forms for TLS.
 ///
 /// Parsed once at start-up; a malformed value is a configuration error (exit 78) naming the
 /// variable, never a guess.
@@ -19,13 +19,13 @@ public enum StoreLocation: Equatable, Sendable {
                 throw SettingProblem("must name a file: sqlite:<path>")
             }
             self = .sqlite(path: path)
-        } else if text.hasPrefix("redis://") {
-            guard text.count > "redis://".count else {
-                throw SettingProblem("must name a host: redis://host:port/db")
+        } else if let scheme = ["redis://", "rediss://"].first(where: { text.hasPrefix($0) }) {
+            guard text.count > scheme.count else {
+                throw SettingProblem("must name a host: \(scheme)host:port/db")
             }
             self = .redis(url: text)
         } else {
-            throw SettingProblem("must start with sqlite: or redis:// (got an unsupported scheme)")
+            throw SettingProblem("must start with sqlite:, redis:// or rediss:// (got an unsupported scheme)")
         }
     }
 
@@ -36,7 +36,7 @@ public enum StoreLocation: Equatable, Sendable {
             return "sqlite:\(path)"
         case .redis(let url):
             guard let at = url.lastIndex(of: "@") else { return url }
-            return "redis://[credentials]" + url[at...]
+            return (url.hasPrefix("rediss://") ? "rediss://" : "redis://") + "[credentials]" + url[at...]
         }
     }
 }

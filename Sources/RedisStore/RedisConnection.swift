@@ -1,44 +1,31 @@
-internal import CHiredis
 import Glibc
+import OpenSSLCrypto
 import StorekeeperCore
 
-/// Owns one redisContext: a blocking TCP connection to one Redis server with a timeout on
-/// connecting and on every command, so a hung server becomes an error, never a hang.
-/// Frees the context (closing the socket) in `deinit`.
+/// One logged-in connection to one Redis server over either link (`RedisLink`): hiredis's
+/// context for `redis://`, TLS for `rediss://`. Logs in and selects the database when it
+/// opens; over TLS it always makes that first round trip (a PING when there is nothing to
+/// send), so a server that refuses our client certificate, which TLS 1.3 reports only after
+/// the handshake, is found when the store opens rather than at its first command.
 ///
-/// Not thread-safe: `RedisStore` serialises every use behind its lock. After any failure
-/// hiredis leaves the context unusable (`isBroken`); the store then opens a new one.
+/// Not thread-safe: `RedisStore` serialises every use behind its lock. After any failure the
+/// link is unusable (`isBroken`); the store then opens a new one.
 final class RedisConnection {
-    private let context: UnsafeMutablePointer<redisContext>
+    private let link: any RedisLink
     /// host:port for messages; never the credentials.
     private let address: String
 
-    /// Connects, then logs in and selects the database in one round trip.
-    init(_ url: RedisURL, timeout: Duration) throws(StoreError) {
-        let address = url.host.contains(":") ? "[\(url.host)]:\(url.port)" : "\(url.host):\(url.port)"
-        let limit = Self.timeval(timeout)
-        guard let context = redisConnectWithTimeout(url.host, Int32(url.port), limit) else {
-            throw StoreError(.unavailable, "Redis at \(address): connect: hiredis could not allocate a context")
-        }
-        // Until `self.context` is set this initialiser owns the context, so a failure frees it here.
-        do {
-            try Self.check(shim_redisErr(context) == 0, context, address, "connect")
-            // The connect timeout covers the handshake only; this one covers every later read and write.
-            try Self.check(redisSetTimeout(context, limit) == REDIS_OK, context, address, "set the command timeout")
-        } catch {
-            redisFree(context)
-            throw error
-        }
-        self.context = context
-        self.address = address
-        // From here on a throw releases self, and deinit frees the context.
+    init(_ url: RedisURL, tls: TLSClientOptions, timeout: Duration) throws(StoreError) {
+        address = url.host.contains(":") ? "[\(url.host)]:\(url.port)" : "\(url.host):\(url.port)"
+        link = url.usesTLS
+            ? try RedisTLSLink(url, options: tls, timeout: timeout)
+            : try RedisContext(url, timeout: timeout)
+        // From here on a throw releases self, and the link closes its socket.
         try logIn(url)
     }
 
-    deinit { redisFree(context) }
-
-    /// True once hiredis has reported an I/O or protocol failure on this connection.
-    var isBroken: Bool { shim_redisErr(context) != 0 }
+    /// True once an I/O or protocol failure made this connection unusable.
+    var isBroken: Bool { link.isBroken }
 
     /// Sends one command and returns its reply (an error reply is a value, not a throw).
     func command(_ arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
@@ -51,18 +38,7 @@ final class RedisConnection {
 
     /// Sends every command in one write, then reads their replies in order: one round trip.
     func pipeline(_ commands: [[[UInt8]]]) throws(StoreError) -> [RedisValue] {
-        try withSIGPIPEBlocked { () throws(StoreError) -> [RedisValue] in
-            for arguments in commands {
-                try append(arguments)
-            }
-            var values: [RedisValue] = []
-            values.reserveCapacity(commands.count)
-            for _ in commands {
-                let reply = try Self.check(shim_redisGetReply(context), context, address, "read a reply")
-                values.append(reply.value)
-            }
-            return values
-        }
+        try withSIGPIPEBlocked { () throws(StoreError) -> [RedisValue] in try link.pipeline(commands) }
     }
 
     // MARK: - Private
@@ -79,7 +55,10 @@ final class RedisConnection {
         if url.database != 0 {
             commands.append([Array("SELECT".utf8), Array(String(url.database).utf8)])
         }
-        guard !commands.isEmpty else { return }
+        if commands.isEmpty {
+            guard url.usesTLS else { return }
+            commands.append([Array("PING".utf8)])
+        }
         for reply in try pipeline(commands) {
             if case .error(let message) = reply {
                 // A refused login or a missing database will not fix itself: exit 78, not 75.
@@ -89,55 +68,7 @@ final class RedisConnection {
         }
     }
 
-    /// hiredis copies the arguments into its output buffer, so the pointers need only live
-    /// for this call.
-    private func append(_ arguments: [[UInt8]]) throws(StoreError) {
-        var joined: [UInt8] = []
-        joined.reserveCapacity(arguments.reduce(0) { $0 + $1.count })
-        var offsets: [Int] = []
-        var lengths: [Int] = []
-        offsets.reserveCapacity(arguments.count)
-        lengths.reserveCapacity(arguments.count)
-        for argument in arguments {
-            offsets.append(joined.count)
-            lengths.append(argument.count)
-            joined.append(contentsOf: argument)
-        }
-        let status = joined.withUnsafeBytes { buffer -> Int32 in
-            var argv: [UnsafePointer<CChar>?] = offsets.map { offset in
-                buffer.baseAddress.map { ($0 + offset).assumingMemoryBound(to: CChar.self) }
-            }
-            return redisAppendCommandArgv(context, Int32(arguments.count), &argv, lengths)
-        }
-        try Self.check(status == REDIS_OK, context, address, "queue a command")
-    }
-
-    /// The one place a hiredis failure becomes an error: the library's own `errstr` for the
-    /// log, and a kind that does not depend on that text.
-    private static func check(_ succeeded: Bool, _ context: UnsafeMutablePointer<redisContext>,
-                              _ address: String, _ operation: String) throws(StoreError) {
-        guard !succeeded else { return }
-        let detail = String(cString: shim_redisErrstr(context))
-        let message = "Redis at \(address): \(operation): \(detail.isEmpty ? "hiredis gave no detail" : detail)"
-        // Every hiredis error kind leaves this connection unusable, and the next call connects
-        // afresh: PROTOCOL (a garbled or non-RESP answer), OOM (this process could not allocate
-        // a reply), IO, EOF (connection lost), timeouts (EAGAIN), refused connections and name
-        // resolution. None is the caller's fault and the server may be fine in a moment, so
-        // each is retryable; the message (hiredis' errstr) says which it was.
-        throw StoreError(.unavailable, message)
-    }
-
-    /// A NULL reply means the context failed; otherwise the caller now owns the reply.
-    private static func check(_ reply: UnsafeMutablePointer<redisReply>?, _ context: UnsafeMutablePointer<redisContext>,
-                              _ address: String, _ operation: String) throws(StoreError) -> RedisReply {
-        guard let reply else {
-            try check(false, context, address, operation)
-            throw StoreError(.unavailable, "Redis at \(address): \(operation): no reply")
-        }
-        return RedisReply(owning: reply)
-    }
-
-    /// hiredis writes with write(2), which raises SIGPIPE once the server has gone, and the
+    /// hiredis (and OpenSSL's socket BIO) write with write(2), which raises SIGPIPE once the server has gone, and the
     /// default action would kill the function before it can answer 503. Blocking the signal on
     /// this thread for the call, and discarding one the call raised, turns it into EPIPE
     /// (libpq does the same) without touching the process-wide signal handling.
@@ -162,10 +93,5 @@ final class RedisConnection {
             pthread_sigmask(SIG_SETMASK, &previousMask, nil)
         }
         return try body()
-    }
-
-    private static func timeval(_ duration: Duration) -> Glibc.timeval {
-        let (seconds, attoseconds) = duration.components
-        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 }

@@ -1,3 +1,4 @@
+import OpenSSLCrypto
 import StorekeeperCore
 import Synchronization
 
@@ -8,6 +9,12 @@ import Synchronization
 /// `STORE_URL`: `redis://[[user]:password@]host[:port][/db]`, e.g. `redis://10.0.0.5:6379/2`
 /// or `redis://:secret@redis.internal/0`; a user name logs in as a Redis 6 ACL user. Percent-encode
 /// ':', '@' and '/' in a password. A malformed URL is `.invalidConfiguration` (exit 78).
+///
+/// `rediss://` (same forms) connects with TLS 1.2 or later (`RedisTLSLink`): the server's
+/// certificate verified against `tls.caFile` or the system's CAs and against the host (DNS
+/// name with SNI, or IP address), and `tls`'s client certificate sent when given. A
+/// certificate refused either way, or a port that does not speak TLS, is
+/// `.invalidConfiguration`; there is never a fallback to plaintext.
 ///
 /// Every operation is one command or one Lua script, so it is atomic however many processes
 /// share the server. Unreachable, timed out (connect and every command are bounded by
@@ -47,20 +54,28 @@ import Synchronization
 public final class RedisStore: KeyValueStore, Sendable {
     private let url: RedisURL
     private let timeout: Duration
+    private let tls: TLSClientOptions
     /// nil after a failure closed it: the next call connects again.
     private let connection: Mutex<RedisConnection?>
 
     /// Connects (and logs in, and selects the database) now, so a wrong URL or password is
     /// reported when the store is built rather than at the first request.
-    /// - Parameter timeout: the bound on connecting and on every command.
-    public init(url: String, timeout: Duration = .seconds(2)) throws(StoreError) {
+    /// - Parameters:
+    ///   - tls: the CA file and client certificate for `rediss://`; refused with `redis://`,
+    ///     whose plaintext would ignore them.
+    ///   - timeout: the bound on connecting (and the TLS handshake) and on every command.
+    public init(url: String, tls: TLSClientOptions = TLSClientOptions(), timeout: Duration = .seconds(2)) throws(StoreError) {
         guard timeout > .zero else {
             throw StoreError(.invalidConfiguration, "Redis timeout must be positive")
         }
         let parsed = try RedisURL(parsing: url)
+        guard parsed.usesTLS || tls.isDefault else {
+            throw StoreError(.invalidConfiguration, "Redis: TLS files are set but the URL is redis:// (plaintext); use rediss://")
+        }
         self.url = parsed
         self.timeout = timeout
-        connection = Mutex(try RedisConnection(parsed, timeout: timeout))
+        self.tls = tls
+        connection = Mutex(try RedisConnection(parsed, tls: tls, timeout: timeout))
     }
 
     // MARK: Values
@@ -151,7 +166,7 @@ public final class RedisStore: KeyValueStore, Sendable {
         try connection.withLock { (connection: inout sending RedisConnection?) throws(StoreError) -> RedisValue in
             if connection?.isBroken ?? true {
                 connection = nil
-                connection = try RedisConnection(url, timeout: timeout)
+                connection = try RedisConnection(url, tls: tls, timeout: timeout)
             }
             guard let live = connection else {
                 throw StoreError(.unavailable, "Redis: no connection")

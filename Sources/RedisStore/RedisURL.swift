@@ -1,10 +1,11 @@
 import StorekeeperCore
 
-/// Where a Redis server is and how to log in: `redis://[[user]:password@]host[:port][/db]`.
+/// Where a Redis server is and how to log in: `redis://[[user]:password@]host[:port][/db]`,
+/// or `rediss://` with the same forms for TLS (see `RedisTLSLink`).
 ///
-/// Parsed strictly: anything this adapter would have to guess about (a query string, TLS,
-/// a user without a password, an unbracketed IPv6 address) is a configuration error, and no
-/// message ever repeats the credentials.
+/// Parsed strictly: anything this adapter would have to guess about (a query string, a user
+/// without a password, an unbracketed IPv6 address) is a configuration error, and no message
+/// ever repeats the credentials.
 struct RedisURL: Sendable, Equatable {
     var host: String
     var port: Int
@@ -14,10 +15,14 @@ struct RedisURL: Sendable, Equatable {
     var password: String?
     /// Chosen with `SELECT` when not 0.
     var database: Int
+    /// `rediss://`: TLS 1.2 or later, the server's certificate and name verified.
+    var usesTLS: Bool
 
     static let defaultPort = 6379
 
-    init(host: String, port: Int = Self.defaultPort, username: String? = nil, password: String? = nil, database: Int = 0) {
+    init(host: String, port: Int = Self.defaultPort, username: String? = nil, password: String? = nil, database: Int = 0,
+         usesTLS: Bool = false) {
+        self.usesTLS = usesTLS
         self.host = host
         self.port = port
         self.username = username
@@ -26,7 +31,8 @@ struct RedisURL: Sendable, Equatable {
     }
 
     init(parsing text: String) throws(StoreError) {
-        var rest = try Self.afterScheme(text)
+        var rest: Substring
+        (usesTLS, rest) = try Self.afterScheme(text)
         // The last '@' ends the credentials, so a password holding '@' or '/' still parses.
         (username, password) = (nil, nil)
         if let at = rest.lastIndex(of: "@") {
@@ -40,23 +46,21 @@ struct RedisURL: Sendable, Equatable {
         port = try portPart.map { (portPart) throws(StoreError) in try Self.port(portPart) } ?? Self.defaultPort
     }
 
-    /// What follows `redis://`; any other scheme, a query or a fragment is refused.
-    private static func afterScheme(_ text: String) throws(StoreError) -> Substring {
+    /// Whether the scheme is `rediss://`, and what follows it; any other scheme, a query or
+    /// a fragment is refused.
+    private static func afterScheme(_ text: String) throws(StoreError) -> (usesTLS: Bool, rest: Substring) {
         guard let schemeEnd = text.firstRange(of: "://") else {
-            throw invalid("expected redis://[[user]:password@]host[:port][/db]")
+            throw invalid("expected redis://[[user]:password@]host[:port][/db] or rediss://...")
         }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "redis" else {
-            if scheme == "rediss" {
-                throw invalid("rediss:// (TLS) is not supported: the hiredis this adapter links has no TLS; use a TLS tunnel or a private network")
-            }
-            throw invalid("the scheme must be redis://")
+        guard scheme == "redis" || scheme == "rediss" else {
+            throw invalid("the scheme must be redis:// or rediss:// (TLS)")
         }
         let rest = text[schemeEnd.upperBound...]
         guard !rest.contains("?"), !rest.contains("#") else {
             throw invalid("query strings and fragments are not supported: redis://[[user]:password@]host[:port][/db]")
         }
-        return rest
+        return (scheme == "rediss", rest)
     }
 
     /// `user:password` or `:password`; a user without a password is refused.
@@ -114,7 +118,7 @@ struct RedisURL: Sendable, Equatable {
     var redacted: String {
         let credentials = password == nil ? "" : "\(username ?? ""):[redacted]@"
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        return "redis://\(credentials)\(shownHost):\(port)/\(database)"
+        return "\(usesTLS ? "rediss" : "redis")://\(credentials)\(shownHost):\(port)/\(database)"
     }
 
     private static func invalid(_ reason: String) -> StoreError {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import FunctionRuntime
 import HTTPTransport
+import OpenSSLCrypto
 import RedisStore
 import SQLiteStore
 import StorekeeperCore
@@ -49,6 +50,18 @@ public final class Adapters: FunctionAdapters {
         }
     }
 
+    /// STORE_TLS_*: RedisStore refuses them with a plaintext redis:// URL. With sqlite: they
+    /// would mean nothing, so they are refused here (a deployment that meant TLS learns it).
+    private static func tlsOptions(_ environment: EnvironmentVariables) throws(StoreError) -> TLSClientOptions {
+        do {
+            return TLSClientOptions(caFile: try environment.value(RuntimeSettings.storeTLSCAFile),
+                                    certificateFile: try environment.value(RuntimeSettings.storeTLSCertFile),
+                                    keyFile: try environment.value(RuntimeSettings.storeTLSKeyFile))
+        } catch {
+            throw StoreError(.invalidConfiguration, (error as? FunctionError)?.message ?? "STORE_TLS_* do not parse")
+        }
+    }
+
     private static func openStore(_ environment: EnvironmentVariables) throws(StoreError) -> any KeyValueStore {
         let location: StoreLocation
         do {
@@ -58,8 +71,12 @@ public final class Adapters: FunctionAdapters {
         }
         let store: any KeyValueStore
         switch location {
-        case .sqlite(let path): store = try SQLiteStore(path: path)
-        case .redis(let url): store = try RedisStore(url: url)
+        case .sqlite(let path):
+            guard try tlsOptions(environment).isDefault else {
+                throw StoreError(.invalidConfiguration, "STORE_TLS_* are set but STORE_URL is sqlite:, which has no TLS")
+            }
+            store = try SQLiteStore(path: path)
+        case .redis(let url): store = try RedisStore(url: url, tls: try tlsOptions(environment))
         }
         // Once per process, before the first read or write: a store in a newer layout is
         // refused (exit 78), an older one migrated.

@@ -342,7 +342,7 @@ struct RedisStoreTests {
             "", "redis:/127.0.0.1", "http://127.0.0.1:6379", "redis://", "redis://:6379", "redis://host:port",
             "redis://host:0", "redis://host:65536", "redis://host:-1", "redis://host/abc", "redis://host/1/2",
             "redis://host/-1", "redis://user@host", "redis://:@host", "redis://host?db=1", "redis://host#x",
-            "rediss://host", "redis://::1:6379", "redis://ho st", "redis://:pa%zzss@host", "redis://[::1",
+            "rediss://", "rediss://host?ssl=1", "redis://::1:6379", "redis://ho st", "redis://:pa%zzss@host", "redis://[::1",
             "unix:///tmp/redis.sock",
         ]
         // Refused before connecting: a connection attempt (to "host", or to a port nobody
@@ -360,6 +360,10 @@ struct RedisStoreTests {
         #expect(try RedisURL(parsing: "redis://:p@ss@h/1") == RedisURL(host: "h", password: "p@ss", database: 1))
         #expect(try RedisURL(parsing: "redis://worker:pw@[::1]:7000/2") == RedisURL(host: "::1", port: 7000, username: "worker", password: "pw", database: 2))
         #expect(try RedisURL(parsing: "redis://:secret@h/1").redacted == "redis://:[redacted]@h:6379/1")
+        #expect(try RedisURL(parsing: "redis://h").usesTLS == false)
+        #expect(try RedisURL(parsing: "rediss://worker:pw@redis.example:6380/4")
+            == RedisURL(host: "redis.example", port: 6380, username: "worker", password: "pw", database: 4, usesTLS: true))
+        #expect(try RedisURL(parsing: "REDISS://:secret@[::1]/1").redacted == "rediss://:[redacted]@[::1]:6379/1")
     }
 
     @Test func aPasswordProtectedServer() throws {

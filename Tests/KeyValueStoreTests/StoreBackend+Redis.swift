@@ -1,4 +1,5 @@
 import Foundation
+import OpenSSLCrypto
 import RedisStore
 import StorekeeperCore
 import TestSupport
@@ -15,13 +16,29 @@ extension StoreBackend {
         }
     )
 
-    /// `[.redis]` when redis-server can run here, or when CI is set (a missing server then
+    /// The same over TLS: a new database on a shared redis-server whose TLS port demands a
+    /// client certificate, reached as `rediss://localhost` (so SNI and the DNS name check run).
+    static let redisTLS = StoreBackend(
+        name: "Redis over TLS",
+        makeLocator: { try RedisTestServer.freshTLSDatabase() },
+        open: { locator in
+            guard locator.hasPrefix("rediss://") else { throw StoreError(.invalidConfiguration, locator) }
+            return try RedisStore(url: locator, tls: clientTLS)
+        }
+    )
+
+    /// Trusts the test CA and presents the test client certificate.
+    static let clientTLS = TLSClientOptions(caFile: RedisTestServer.TLS.fixture("ca.pem"),
+                                            certificateFile: RedisTestServer.TLS.fixture("client.pem"),
+                                            keyFile: RedisTestServer.TLS.fixture("client.key"))
+
+    /// `[.redis, .redisTLS]` when redis-server can run here, or when CI is set (a missing server then
     /// fails every Redis case with the reason); otherwise none, and the reason is printed.
     static let redisWhenAvailable: [StoreBackend] = {
         guard RedisTestServer.shouldRun else {
             print("KeyValueStoreConformanceTests: Redis backend skipped: \(RedisTestServer.unavailableReason ?? "unknown reason")")
             return []
         }
-        return [.redis]
+        return [.redis, .redisTLS]
     }()
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the `store-stress` tool (Tests/Tools/store-stress) as real processes, several at once.
 enum StressProcess {
@@ -22,6 +23,10 @@ enum StressProcess {
         let startAt = Int64(Date().timeIntervalSince1970 * 1_000) + 400 + 40 * Int64(argumentLists.count)
         var environment = ProcessInfo.processInfo.environment
         environment["STORE_STRESS_START_AT"] = String(startAt)
+        // For a rediss:// locator (StoreBackend.redisTLS); a redis:// or sqlite: one ignores them.
+        environment["STORE_TLS_CA_FILE"] = RedisTestServer.TLS.fixture("ca.pem")
+        environment["STORE_TLS_CERT_FILE"] = RedisTestServer.TLS.fixture("client.pem")
+        environment["STORE_TLS_KEY_FILE"] = RedisTestServer.TLS.fixture("client.key")
         return try await ChildProcess.runTogether(argumentLists.map { (binary, $0) }, environment: environment)
     }
 }

@@ -32,7 +32,13 @@ public final class RedisTestServer: @unchecked Sendable {
         return nil
     }()
 
+    /// The plaintext port (with `tls`, beside the TLS port: how the test waits for the
+    /// server and what a TLS client to a plaintext port is tested against).
     public let port: Int
+    /// The TLS port, when started with `tls`.
+    public let tlsPort: Int?
+    /// How the TLS port is set up, when it is.
+    public let tls: TLS?
     public let directory: URL
     /// Passed after the defaults, so they can override them (`--appendonly yes`).
     public let arguments: [String]
@@ -48,6 +54,58 @@ public final class RedisTestServer: @unchecked Sendable {
         let credentials = includePassword ? password.map { ":\($0)@" } ?? "" : ""
         return "redis://\(credentials)127.0.0.1:\(port)/\(database)"
     }
+
+    /// `rediss://<host>:<tlsPort>/<database>`; nil without a TLS port.
+    public func tlsURL(host: String = "localhost", database: Int = 0) -> String? {
+        guard let tlsPort else { return nil }
+        let credentials = password.map { ":\($0)@" } ?? ""
+        return "rediss://\(credentials)\(host):\(tlsPort)/\(database)"
+    }
+
+    /// A TLS port's set-up: the server's certificate and key, and the CA its clients'
+    /// certificates must chain to (demanded only with `authenticatesClients`). Files from
+    /// Tests/Fixtures/redis-tls (made by its make-redis-tls.sh).
+    public struct TLS: Sendable {
+        public var certificate: String
+        public var authenticatesClients: Bool
+
+        /// `certificate` names a pair in Tests/Fixtures/redis-tls: `server`, `server-elsewhere`, ...
+        public init(certificate: String = "server", authenticatesClients: Bool = false) {
+            self.certificate = certificate
+            self.authenticatesClients = authenticatesClients
+        }
+
+        /// A file of Tests/Fixtures/redis-tls, e.g. `fixture("ca.pem")`.
+        public static func fixture(_ name: String) -> String {
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("Fixtures/redis-tls/\(name)").path
+        }
+
+        var arguments: [String] {
+            ["--tls-cert-file", Self.fixture("\(certificate).pem"), "--tls-key-file", Self.fixture("\(certificate).key"),
+             "--tls-ca-cert-file", Self.fixture("client-ca.pem"),
+             "--tls-auth-clients", authenticatesClients ? "yes" : "no"]
+        }
+    }
+
+    /// Like `freshDatabase`, on a shared server whose TLS port demands a client certificate
+    /// (client.pem): `rediss://localhost:<port>/<n>`.
+    public static func freshTLSDatabase() throws -> String {
+        try sharedTLS.withLock { pool in
+            if pool.next >= sharedDatabases || pool.servers.isEmpty {
+                pool.servers.append(try start(arguments: ["--databases", String(sharedDatabases)],
+                                              tls: TLS(authenticatesClients: true)))
+                pool.next = 0
+            }
+            guard let server = pool.servers.last, let url = server.tlsURL(database: pool.next) else {
+                throw Failure("no shared redis-server with TLS")
+            }
+            defer { pool.next += 1 }
+            return url
+        }
+    }
+
+    private static let sharedTLS = SharedPool()
 
     /// The locator of a new, empty database on a server shared by the whole test process:
     /// one server start for every conformance test instead of one each. A shared server
@@ -77,7 +135,7 @@ public final class RedisTestServer: @unchecked Sendable {
             // Shared servers are never released: their processes are killed at exit (see
             // SpawnedProcess), and their folders are removed here.
             atexit {
-                for server in RedisTestServer.shared.servers {
+                for server in RedisTestServer.shared.servers + RedisTestServer.sharedTLS.servers {
                     try? FileManager.default.removeItem(at: server.directory)
                 }
             }
@@ -89,14 +147,15 @@ public final class RedisTestServer: @unchecked Sendable {
     }
 
     /// Starts a server and waits until it answers PING.
-    public static func start(password: String? = nil, arguments: [String] = []) throws -> RedisTestServer {
+    public static func start(password: String? = nil, arguments: [String] = [], tls: TLS? = nil) throws -> RedisTestServer {
         guard executable != nil else {
             throw Failure(unavailableReason ?? "redis-server is not installed")
         }
         var lastError: any Error = Failure("no attempt made")
         // A free port can be taken by someone else between probing and binding: try again.
         for _ in 0..<5 {
-            let server = try RedisTestServer(port: freePort(), password: password, arguments: arguments)
+            let server = try RedisTestServer(port: freePort(), tlsPort: tls == nil ? nil : freePort(), tls: tls,
+                                             password: password, arguments: arguments)
             do {
                 try server.launch()
                 return server
@@ -108,8 +167,10 @@ public final class RedisTestServer: @unchecked Sendable {
         throw lastError
     }
 
-    private init(port: Int, password: String?, arguments: [String]) throws {
+    private init(port: Int, tlsPort: Int?, tls: TLS?, password: String?, arguments: [String]) throws {
         self.port = port
+        self.tlsPort = tlsPort
+        self.tls = tls
         self.password = password
         self.arguments = arguments
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-test-\(UUID().uuidString)")
@@ -162,6 +223,7 @@ public final class RedisTestServer: @unchecked Sendable {
                    "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path,
                    "--daemonize", "no"]
         if let password { all += ["--requirepass", password] }
+        if let tls, let tlsPort { all += ["--tls-port", String(tlsPort)] + tls.arguments }
         all += arguments
         let child = try SpawnedProcess.spawn(executable, all)
         lock.withLock { process = child }

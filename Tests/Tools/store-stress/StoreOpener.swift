@@ -1,3 +1,5 @@
+import Glibc
+import OpenSSLCrypto
 import RedisStore
 import SQLiteStore
 import StorekeeperCore
@@ -16,8 +18,13 @@ enum StoreOpener {
         case "redis":
             // redis://[[user]:password@]host[:port][/db]
             return try RedisStore(url: locator)
+        case "rediss":
+            // The same over TLS, with the files named as the functions name them.
+            let file = { (name: String) in getenv(name).map { String(cString: $0) } }
+            return try RedisStore(url: locator, tls: TLSClientOptions(
+                caFile: file("STORE_TLS_CA_FILE"), certificateFile: file("STORE_TLS_CERT_FILE"), keyFile: file("STORE_TLS_KEY_FILE")))
         default:
-            throw StoreError(.invalidConfiguration, "unsupported store \(scheme): expected sqlite:<path> or redis://host:port/db")
+            throw StoreError(.invalidConfiguration, "unsupported store \(scheme): expected sqlite:<path>, redis:// or rediss://host:port/db")
         }
     }
 }
