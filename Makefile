@@ -23,7 +23,7 @@ help:
 	@echo "make test-release - the binary suites (OCSP, App Store API, examples, link check) on the release build"
 	@echo "make bench  - release build, then figures: process time, batch time per JWS, peak memory, floors, Apple's Python library"
 	@echo "make fuzz   - run each libFuzzer target (FUZZ_SECONDS=60 each by default)"
-	@echo "make pki    - regenerate the test PKI under $(PKI) the test receipts under Tests/Fixtures/receipts and the Redis TLS certificates under Tests/Fixtures/redis-tls"
+	@echo "make pki    - regenerate the test PKI under $(PKI), the test receipts under Tests/Fixtures/receipts and the Redis TLS certificates under Tests/Fixtures/redis-tls"
 	@echo "make apple-roots - download Apple's root certificates into var/apple-roots (needs internet)"
 	@echo "make deps   - install the Debian packages the project needs"
 
