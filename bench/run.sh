@@ -105,8 +105,14 @@ awk -v v="$(field median_us <<<"$verify_one")" -v h="$(field median_us <<<"$swif
 # cost of opening the store in a fresh process (paid on every request).
 redis_dir=$(mktemp -d)
 redis_port=$(( 20000 + RANDOM % 20000 ))
+# The same server on a TLS port too (issue 19): the test certificates, server authentication only.
+tls_port=$(( redis_port + 1 ))
+tls=Tests/Fixtures/redis-tls
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir" --daemonize yes \
-  --pidfile "$redis_dir/redis.pid" >/dev/null
+  --pidfile "$redis_dir/redis.pid" --tls-port "$tls_port" --tls-cert-file "$tls/server.pem" --tls-key-file "$tls/server.key" \
+  --tls-ca-cert-file "$tls/client-ca.pem" --tls-auth-clients no >/dev/null
+# For rediss:// only; store-stress ignores it otherwise (the functions would refuse it with sqlite:).
+store_tls=(env STORE_TLS_CA_FILE="$tls/ca.pem")
 cleanup() {
   stop_ocsp
   [ -f "$redis_dir/redis.pid" ] && kill "$(cat "$redis_dir/redis.pid")" 2>/dev/null || true
@@ -118,21 +124,24 @@ trap cleanup EXIT
 for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.05; done
 sqlite_url="sqlite:$out/bench-store.db"
 redis_url="redis://127.0.0.1:$redis_port/0"
+rediss_url="rediss://localhost:$tls_port/1"
 echo
 echo "== key-value store: operations (one process, $((BATCH * 5)) each) =="
-for url in "$sqlite_url" "$redis_url"; do
+for url in "$sqlite_url" "$redis_url" "$rediss_url"; do
   rm -f "$out"/bench-store.db*
-  "$BIN/store-stress" bench "$url" $((BATCH * 5)) | while read -r line; do
+  "${store_tls[@]}" "$BIN/store-stress" bench "$url" $((BATCH * 5)) | while read -r line; do
     printf '  %-8s %-36s %9s /s  %7s us\n' "${url%%:*}" "$(sed -n 's/.*"operation": "\([^"]*\)".*/\1/p' <<<"$line")" \
       "$(field per_second <<<"$line")" "$(field microseconds_each <<<"$line")"
   done
 done
 printf '  %-8s %-36s %9s /s  (the floor: redis-benchmark GET, one connection)\n' redis "loopback round trip" \
   "$(redis-benchmark -p "$redis_port" -t get -n 20000 -c 1 -q 2>/dev/null | tr '\r' '\n' | awk '/requests per second/ { print $2 }' | tail -1)"
+printf '  %-8s %-36s %9s /s  (the floor: redis-benchmark --tls GET, one connection)\n' rediss "loopback round trip" \
+  "$(redis-benchmark -p "$tls_port" --tls --cacert "$tls/ca.pem" -t get -n 20000 -c 1 -q 2>/dev/null | tr '\r' '\n' | awk '/requests per second/ { print $2 }' | tail -1)"
 echo "== key-value store: opening it in a fresh process (median of $RUNS) =="
 "$BIN/store-stress" open "$sqlite_url" >/dev/null
-for url in "$sqlite_url" "$redis_url"; do
-  opened=$("$timer" -n "$RUNS" -w 10 -- "$BIN/store-stress" open "$url")
+for url in "$sqlite_url" "$redis_url" "$rediss_url"; do
+  opened=$("${store_tls[@]}" "$timer" -n "$RUNS" -w 10 -- "$BIN/store-stress" open "$url")
   bare=$("$timer" -n "$RUNS" -w 10 -x 64 -- "$BIN/store-stress")
   printf '  %-8s process that opens the store %8s us; the same binary doing nothing %8s us\n' "${url%%:*}" \
     "$(field median_us <<<"$opened")" "$(field median_us <<<"$bare")"

@@ -58,7 +58,7 @@ struct FunctionContractTests {
     }
 
     /// A release build (what `make release` builds and the README says to deploy) carries
-    /// libcrypto, SQLite, hiredis and the C++ standard library (which the Swift runtime needs)
+    /// libcrypto, libssl (rediss://), SQLite, hiredis and the C++ standard library (which the Swift runtime needs)
     /// inside it, so the dynamic loader maps none of them at
     /// start, and keeps the static OpenSSL's symbols to itself: libcurl, loaded on first use,
     /// brings libcrypto.so.3, whose references must not bind to the executable's copy. A
@@ -70,16 +70,16 @@ struct FunctionContractTests {
         let ldd = try run("/usr/bin/ldd", [binary])
         #expect(ldd.contains("libc.so"), "ldd did not run on \(binary): \(ldd)")
         #expect(!ldd.contains("libcurl"), "\(name) links libcurl")
-        let libraries = ["libcrypto", "libsqlite3", "libhiredis", "libstdc++"]
+        let libraries = ["libcrypto", "libssl", "libsqlite3", "libhiredis", "libstdc++"]
         guard FunctionBinary.isReleaseBuild else {
-            #expect(ldd.contains("libcrypto"), "a debug \(name) links the shared libcrypto")
+            #expect(ldd.contains("libcrypto") && ldd.contains("libssl"), "a debug \(name) links the shared libcrypto and libssl")
             return
         }
         for library in libraries {
             #expect(!ldd.contains(library), "release \(name) loads \(library) dynamically")
         }
         let exported = try run("/usr/bin/nm", ["-D", "--defined-only", binary])
-        for prefix in [" EVP_", " OPENSSL_", " X509_", " sqlite3_", " redis"] {
+        for prefix in [" EVP_", " OPENSSL_", " X509_", " SSL_", " TLS_", " sqlite3_", " redis"] {
             #expect(!exported.contains(prefix), "release \(name) exports\(prefix)* symbols")
         }
     }
