@@ -30,7 +30,8 @@ extension TLSClientConnection {
                 throw TLSError(.unavailable, "\(address): TLS \(operation): the server closed the connection")
             case SSL_ERROR_SYSCALL:
                 OpenSSL.discardErrors()
-                let detail = systemError == 0 ? "the connection ended" : String(cString: strerror(systemError))
+                // result 0 is an EOF, whatever errno was left from before.
+                let detail = result == 0 || systemError == 0 ? "the connection ended" : String(cString: strerror(systemError))
                 throw TLSError(.unavailable, "\(address): TLS \(operation): \(detail)")
             case SSL_ERROR_SSL:
                 throw protocolFailure(operation, handshake: handshake)
@@ -69,7 +70,13 @@ extension TLSClientConnection {
             return certificateRejected(verdict)
         }
         let code = ERR_peek_error()
-        if shim_ERR_GET_LIB(code) == ERR_LIB_SSL && Self.clientCertificateAlerts.contains(shim_ERR_GET_REASON(code)) {
+        let fromSSL = shim_ERR_GET_LIB(code) == ERR_LIB_SSL
+        if fromSSL && shim_ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING {
+            // The server hung up without a word (OpenSSL 3 reports it as a protocol error):
+            // gone or restarting, not a disagreement about TLS.
+            return queueFailure("\(operation): the server closed the connection", kind: .unavailable)
+        }
+        if fromSSL && Self.clientCertificateAlerts.contains(shim_ERR_GET_REASON(code)) {
             let detail = CryptoError.fromErrorQueue(operation: operation).message
             return TLSError(.configuration, "\(address): the server refused our client certificate (or wanted one and we have none): \(detail)")
         }

@@ -30,6 +30,7 @@ public final class TLSClientConnection {
         self.timeout = timeout
         let context = try SSLContext(options)
         socket = try TCPSocket(host: host, port: port, deadline: .now + timeout)
+        // SSL_new up-refs the context: it lives as long as the SSL object, not `context`.
         guard let ssl = SSL_new(context.pointer) else {
             throw TLSError(.configuration, "TLS: SSL_new: \(CryptoError.fromErrorQueue(operation: "SSL_new").message)")
         }
@@ -41,6 +42,8 @@ public final class TLSClientConnection {
         try handshake()
     }
 
+    /// No close_notify: Redis needs none, and a write here could meet a server that has gone
+    /// (SIGPIPE) outside the calls whose caller guards against it.
     deinit { SSL_free(ssl) }
 
     /// The negotiated protocol, e.g. "TLSv1.3".

@@ -17,9 +17,10 @@ final class RedisConnection {
 
     init(_ url: RedisURL, tls: TLSClientOptions, timeout: Duration) throws(StoreError) {
         address = url.host.contains(":") ? "[\(url.host)]:\(url.port)" : "\(url.host):\(url.port)"
-        link = url.usesTLS
-            ? try RedisTLSLink(url, options: tls, timeout: timeout)
-            : try RedisContext(url, timeout: timeout)
+        // The TLS handshake writes too, to a server that may hang up mid-way.
+        link = try Self.withSIGPIPEBlocked { () throws(StoreError) -> any RedisLink in
+            url.usesTLS ? try RedisTLSLink(url, options: tls, timeout: timeout) : try RedisContext(url, timeout: timeout)
+        }
         // From here on a throw releases self, and the link closes its socket.
         try logIn(url)
     }
@@ -38,7 +39,7 @@ final class RedisConnection {
 
     /// Sends every command in one write, then reads their replies in order: one round trip.
     func pipeline(_ commands: [[[UInt8]]]) throws(StoreError) -> [RedisValue] {
-        try withSIGPIPEBlocked { () throws(StoreError) -> [RedisValue] in try link.pipeline(commands) }
+        try Self.withSIGPIPEBlocked { () throws(StoreError) -> [RedisValue] in try link.pipeline(commands) }
     }
 
     // MARK: - Private
@@ -72,7 +73,7 @@ final class RedisConnection {
     /// default action would kill the function before it can answer 503. Blocking the signal on
     /// this thread for the call, and discarding one the call raised, turns it into EPIPE
     /// (libpq does the same) without touching the process-wide signal handling.
-    private func withSIGPIPEBlocked<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
+    private static func withSIGPIPEBlocked<Result>(_ body: () throws(StoreError) -> Result) throws(StoreError) -> Result {
         var pipeOnly = sigset_t()
         sigemptyset(&pipeOnly)
         sigaddset(&pipeOnly, SIGPIPE)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import OpenSSLCrypto
 @testable import RedisStore
 import StorekeeperCore
@@ -145,6 +146,35 @@ struct RedisTLSTests {
         }
         #expect(error.map { [.unavailable, .invalidConfiguration].contains($0.kind) } == true, "\(String(describing: error))")
         #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    @Test func aServerThatHangsUpInTheHandshakeIsUnavailable() throws {
+        // A listener that accepts and closes at once: a server going away, not one that
+        // disagrees about TLS, so retryable (75), not the configuration's (78).
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                try #require(bind(listener, raw, length) == 0 && listen(listener, 4) == 0)
+                try #require(getsockname(listener, raw, &length) == 0)
+            }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let hungUp = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let accepted = accept(listener, nil, nil)
+            if accepted >= 0 { close(accepted) }
+            hungUp.signal()
+        }
+        let reason = Self.reason(.unavailable) {
+            _ = try RedisStore(url: "rediss://localhost:\(port)", tls: Self.trusting, timeout: .seconds(10))
+        }
+        #expect(reason.contains("closed") || reason.contains("ended") || reason.contains("reset"), "\(reason)")
+        hungUp.wait()
     }
 
     @Test func aServerKilledMidRunIsUnavailableThenComesBack() throws {
