@@ -39,8 +39,10 @@ public indirect enum StrictJSON: Sendable, Equatable {
     public static let maximumDepth = 64
 
     public static func parse(_ bytes: [UInt8]) throws(FormatError) -> StrictJSON {
-        // UTF-8 is checked string by string (`Parser.string`): outside strings the grammar
-        // takes only ASCII, so that checks every byte of the text, in the same pass.
+        // Validated as a whole first, so every string sliced below is well-formed UTF-8.
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw FormatError(reason: "not UTF-8", offset: 0)
+        }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             throw FormatError(reason: "a byte order mark is not allowed", offset: 0)
         }
@@ -259,9 +261,8 @@ extension StrictJSON {
                 return index
             }
             if runEnd < bytes.count, bytes[runEnd] == UInt8(ascii: "\"") {
-                guard let value = String(validating: bytes[position..<runEnd], as: UTF8.self) else { throw fail("not UTF-8") }
-                position = runEnd + 1
-                return value
+                defer { position = runEnd + 1 }
+                return String(decoding: bytes[position..<runEnd], as: UTF8.self)
             }
             var scalars: [UInt8] = []
             var runStart = position
@@ -271,11 +272,8 @@ extension StrictJSON {
                 switch byte {
                 case UInt8(ascii: "\""):
                     scalars.append(contentsOf: bytes[runStart..<position])
-                    // An escape adds a whole character, never a continuation byte, so the text is
-                    // UTF-8 exactly when each raw run between escapes is.
-                    guard let value = String(validating: scalars, as: UTF8.self) else { throw fail("not UTF-8") }
                     position += 1
-                    return value
+                    return String(decoding: scalars, as: UTF8.self)
                 case UInt8(ascii: "\\"):
                     scalars.append(contentsOf: bytes[runStart..<position])
                     position += 1
