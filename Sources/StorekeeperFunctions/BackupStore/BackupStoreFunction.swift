@@ -17,7 +17,8 @@ public final class BackupStoreFunction: TypedFunction {
         request: """
             {} | {"file": "<path>"} | {"restore": "<path>"}
               {}: a copy into STORE_BACKUP_DIR named by its UTC time (storekeeper-20261202T031500.250Z.db);
-              then the copies of that name beyond the newest STORE_BACKUP_KEEP are deleted (no other file).
+              then the copies of that name beyond the newest STORE_BACKUP_KEEP are deleted, and the temporary
+              files of runs killed over a day before (no other file).
               file: the copy at exactly this path instead (outside the rotation; never over an existing file).
               The copy is made in a hidden temporary file beside it, checked (PRAGMA integrity_check),
               synced, linked at its name and the folder synced: a name never shows a partial copy.
@@ -58,7 +59,7 @@ public final class BackupStoreFunction: TypedFunction {
             response = try backUp(into: target, started: started)
             if target.rotated {
                 let keep = try context.environment.required(StorekeeperSettings.backupKeep)
-                let removed = try BackupTarget.prune(target.folder, keep: keep)
+                let removed = try BackupTarget.prune(target.folder, keep: keep, now: context.clock.realNow().millisecondsSince1970)
                 response.kept = keep
                 response.removed = removed
             }

@@ -47,17 +47,26 @@ struct BackupTarget {
         }
     }
 
-    /// Deletes the rotated copies in `folder` beyond the newest `keep` (names sort by time);
-    /// answers the names deleted. Regular files only: a link or a folder of that name stays.
-    static func prune(_ folder: String, keep: Int) throws -> [String] {
+    /// Deletes the rotated copies in `folder` beyond the newest `keep` (names sort by time), and
+    /// the temporary files of runs that were killed: those named for a copy begun more than a
+    /// day before `now` (a run still copying is never that old). Answers the copies deleted.
+    /// Regular files only: a link or a folder of such a name stays.
+    static func prune(_ folder: String, keep: Int, now: Int64) throws -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let copies = names.filter { name in
+        let files = names.filter { name in
             var status = stat()
-            return isRotatedName(name) && lstat(folder + "/" + name, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
-        }.sorted()
+            return lstat(folder + "/" + name, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        }
         var removed: [String] = []
-        for name in copies.dropLast(keep) where unlink(folder + "/" + name) == 0 {
+        for name in files.filter(isRotatedName).sorted().dropLast(keep) where unlink(folder + "/" + name) == 0 {
             removed.append(name)
+        }
+        let dayAgo = rotated(in: folder, at: now - 86_400_000).name
+        for name in files where name.hasPrefix(".") {
+            // "." + a copy's name (always as long as dayAgo) + ".tmp-" + anything.
+            let copyName = String(name.dropFirst().prefix(dayAgo.count))
+            guard isRotatedName(copyName), name.dropFirst(1 + dayAgo.count).hasPrefix(".tmp-") else { continue }
+            if copyName < dayAgo { unlink(folder + "/" + name) }
         }
         return removed
     }
