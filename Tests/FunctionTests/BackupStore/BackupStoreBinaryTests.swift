@@ -11,6 +11,7 @@ import TestSupport
 struct BackupStoreBinaryTests {
     /// Reads are made at one pinned time, so an answer depends on the stored facts alone.
     static let pinnedNow = "2026-12-01T00:00:00Z"
+    static let leaseSeconds = 1.0
 
     /// One deployment on an SQLite file, with its backup folder.
     struct Deployment {
@@ -27,6 +28,9 @@ struct BackupStoreBinaryTests {
             environment = E2E.environment(storeURL: "sqlite:" + storePath, adminToken: "unused")
             environment["STORE_BACKUP_DIR"] = backups
             environment["STORE_BACKUP_KEEP"] = String(keep)
+            // A copy taken mid-run holds the worker's claim; after a restore that job waits for
+            // its lease to end, as after a killed worker. Short, so the test need not wait 30 s.
+            environment["PROCESS_LEASE_SECONDS"] = String(BackupStoreBinaryTests.leaseSeconds)
         }
 
         func remove() { try? FileManager.default.removeItem(at: folder) }
@@ -60,7 +64,24 @@ struct BackupStoreBinaryTests {
             let received = try Binaries.receive(signed, environment: environment)
             #expect(received.exitCode == 0 && Set(received.answers) == ["accepted"], "\(Set(received.answers))")
             let run = try Binaries.process(environment: environment)
-            #expect(run.exitCode == 0 && run.report?.remaining == 0, "\(run)")
+            #expect(run.exitCode == 0 && run.report?.remaining == 0, "\(run)\n\(pendingJobs())")
+        }
+
+        /// The jobs still queued, as rows (for a failure's message).
+        func pendingJobs() -> String {
+            let sqlite = Process()
+            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            sqlite.arguments = ["python3", "-c", """
+                import sqlite3, sys, time
+                c = sqlite3.connect(sys.argv[1])
+                print(int(time.time() * 1000), c.execute("SELECT id, state, visible_at, attempts FROM jobs WHERE state IN ('ready', 'leased')").fetchall())
+                """, storePath]
+            let output = Pipe()
+            sqlite.standardOutput = output
+            guard (try? sqlite.run()) != nil else { return "?" }
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            sqlite.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
         }
     }
 
@@ -108,7 +129,7 @@ struct BackupStoreBinaryTests {
 
         // Each copy: checked by the function, and whole: the event log has every sequence up to its last.
         var lasts = Set<Int64>()
-        for copy in copies {
+        for (copy, _) in copies {
             let store = try Self.openCopy(copy, in: deployment.folder)
             let bounds = try store.logBounds(StoreKeys.eventLog)
             let entries = try store.readLog(StoreKeys.eventLog, after: 0, limit: 100_000)
@@ -116,7 +137,11 @@ struct BackupStoreBinaryTests {
             lasts.insert(bounds.last)
         }
         print("backup-store: \(copies.count) copies taken while the worker wrote; event log lasts \(lasts.sorted())")
-        let chosen = try #require(copies.last)
+        let chosen = try #require(copies.last?.file)
+        // A job the worker held when the copy was taken is claimed again once its lease ends:
+        // a time by definition, so waiting for the clock to pass it is waiting for the condition.
+        let leaseOver = try #require(copies.last?.taken).addingTimeInterval(Self.leaseSeconds + 0.3)
+        while Date() < leaseOver { usleep(20_000) }
 
         // C changes the early users; then the offline restore the README describes brings them back.
         try deployment.deliver(cSigned)
@@ -141,7 +166,7 @@ struct BackupStoreBinaryTests {
 
     /// Runs the worker over what is queued and takes copies until it ends; answers the copies
     /// begun after it started and finished before it ended.
-    static func copiesWhileWriting(_ deployment: Deployment) throws -> [String] {
+    static func copiesWhileWriting(_ deployment: Deployment) throws -> [(file: String, taken: Date)] {
         let request = deployment.folder.appendingPathComponent("worker.json")
         try Data(#"{"budgetSeconds": 120}"#.utf8).write(to: request)
         let worker = try SpawnedProcess.spawn(
@@ -149,11 +174,11 @@ struct BackupStoreBinaryTests {
             environment: deployment.environment, directory: FunctionBinary.repositoryRoot.path, stdin: request.path,
             stdout: deployment.folder.appendingPathComponent("worker.out").path,
             stderr: deployment.folder.appendingPathComponent("worker.log").path)
-        var copies: [String] = []
+        var copies: [(file: String, taken: Date)] = []
         while worker.poll() == nil, copies.count < 50 {
             let copy = try deployment.backup()
             #expect(copy.exit == 0 && copy.answer["check"] as? String == "ok", "\(copy)")
-            if worker.poll() == nil, let file = copy.answer["file"] as? String { copies.append(file) }
+            if worker.poll() == nil, let file = copy.answer["file"] as? String { copies.append((file, Date())) }
         }
         #expect(worker.waitOrKill(limit: 120).termination == .exited(0))
         return copies
