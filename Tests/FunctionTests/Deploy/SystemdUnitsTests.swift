@@ -31,7 +31,8 @@ struct SystemdUnitsTests {
         units.removeAll { name in absent.contains { name.hasPrefix("storekeeper-\($0).") } }
         let verdict = try SystemdTools.verify(units.map { rendered.units.appendingPathComponent($0).path }, in: rendered.folder)
         #expect(verdict.termination == .exited(0) && verdict.stderr.isEmpty, "systemd-analyze verify: \(verdict)")
-        #expect(units.count >= 2 * RenderedUnits.routed.count + 2 * (Self.jobs.count - absent.count) + 1)
+        // FASTCGI_CHILDREN 2 by default: a socket and two services per routed function.
+        #expect(units.count == 3 * RenderedUnits.routed.count + 1 + 2 * (Self.jobs.count - absent.count) + 1)
     }
 
     @Test("systemd-analyze's complaints reach the test: an unknown directive, a missing binary")
@@ -50,12 +51,13 @@ struct SystemdUnitsTests {
         #expect(missing.termination != .exited(0) && missing.stderr.contains("/nonexistent/get-entitlements"), "\(missing)")
     }
 
-    @Test("A socket and a socket-activated service per routed function: StandardInput=socket, the journal, hardened, SIGTERM")
+    @Test("A socket and FASTCGI_CHILDREN socket-activated services per routed function: StandardInput=socket, the journal, hardened, SIGTERM")
     func functionUnits() throws {
-        let rendered = try render()
+        let rendered = try render(["FASTCGI_CHILDREN": "3"])
         defer { rendered.remove() }
         let routed = RenderedUnits.routed
         try #require(!routed.isEmpty)
+        let files = try rendered.fileNames()
         for (name, _) in routed {
             let socket = try rendered.unit("storekeeper-\(name).socket")
             #expect(socket.value("Socket", "ListenStream") == rendered.sockets.appendingPathComponent("\(name).sock").path)
@@ -74,9 +76,19 @@ struct SystemdUnitsTests {
                 #expect(service.value("Service", key) == value, "\(name): \(key)")
             }
             #expect(service.value("Service", "TimeoutStopSec").flatMap { Int($0.dropLast()) }.map { $0 >= 45 } == true)
+            // FASTCGI_CHILDREN 3: two more processes on the same socket, started and stopped with the first.
+            let wanted = (service.value("Unit", "Wants") ?? "").split(separator: " ").map(String.init)
+            for child in 2...3 {
+                let sibling = try rendered.unit("storekeeper-\(name)-\(child).service")
+                #expect(wanted.contains("storekeeper-\(name)-\(child).service"), "\(name): \(wanted)")
+                #expect(sibling.value("Service", "Sockets") == "storekeeper-\(name).socket")
+                #expect(sibling.value("Service", "StandardInput") == "socket" && sibling.value("Service", "StandardOutput") == "journal")
+                #expect(sibling.value("Unit", "PartOf") == "storekeeper-\(name).service")
+                #expect(sibling.value("Service", "ExecStart") == service.value("Service", "ExecStart"))
+            }
+            #expect(!files.contains("storekeeper-\(name)-4.service"))
         }
         let unrouted = FunctionBinary.functionNames.filter { name in !routed.contains { $0.0 == name } }
-        let files = try rendered.fileNames()
         for name in unrouted { #expect(!files.contains("storekeeper-\(name).socket"), "\(name) has no route") }
         // Nothing but the environment file holds a setting's value.
         for file in files { #expect(!(try String(contentsOf: rendered.units.appendingPathComponent(file), encoding: .utf8)).contains(adminToken)) }
