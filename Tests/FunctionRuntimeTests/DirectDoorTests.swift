@@ -31,6 +31,28 @@ struct DirectDoorTests {
         #expect(numbered == [.number(1), .number(2), .number(3)])
     }
 
+    /// How stdin is split: one document when the whole input is one (however it is spread over
+    /// lines), else one request per non-blank line, whatever the first line is.
+    @Test(arguments: [
+        ("{\"name\":\n \"Ann\"}", ["Hello, Ann"]),
+        ("{\"name\": \"Ann\"}\r\n \t\r\n{\"name\": \"Bob\"}", ["Hello, Ann", "Hello, Bob"]),
+        ("\n\n  {\"name\": \"Ann\"}  \n   \n{\"name\": \"Bob\"}\n\n", ["Hello, Ann", "Hello, Bob"]),
+        ("{\"name\": \n{\"name\": \"Bob\"}\n", ["invalid_json", "Hello, Bob"]),
+        ("[1,\n2]\n", ["invalid_request"]),
+        ("[1]\n{\"name\": \"Bob\"}", ["invalid_request", "Hello, Bob"]),
+    ])
+    func stdinIsOneDocumentOrOneRequestALine(stdin: String, answers: [String]) throws {
+        let lines = Run.echo(stdin).stdoutLines
+        try #require(lines.count == answers.count, "\(lines)")
+        for (line, expected) in zip(lines, answers) {
+            if expected.hasPrefix("Hello") {
+                #expect(line.contains(expected), "\(line)")
+            } else {
+                #expect(try Run.errorCode(line) == expected, "\(line)")
+            }
+        }
+    }
+
     @Test func ndjsonExitCodeIsTheLargestOfTheAnswers() throws {
         let result = Run.echo("{\"name\": \"a\", \"mode\": \"retry\"}\n{\"name\": \"b\", \"mode\": \"reject\"}\n{\"name\": \"c\"}\n")
         #expect(result.stdoutLines.count == 3)

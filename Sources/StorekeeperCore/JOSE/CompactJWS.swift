@@ -38,11 +38,7 @@ public struct CompactJWS: Sendable {
         guard let payloadBytes = Base64URL.decode(utf8: payloadPart) else { throw JWSFormatError("payload is not base64url") }
         guard let signatureBytes = Base64URL.decode(utf8: signaturePart) else { throw JWSFormatError("signature is not base64url") }
 
-        do {
-            self.header = try JSONDecoder().decode(JOSEHeader.self, from: Data(headerBytes))
-        } catch {
-            throw JWSFormatError("header is not a JSON object of the expected shape")
-        }
+        self.header = try JOSEHeader(json: headerBytes)
         self.payload = payloadBytes
         self.signature = signatureBytes
         self.signingInput = Array(bytes[..<secondDot])

@@ -19,3 +19,40 @@ public struct JOSEHeader: Codable, Sendable, Equatable {
         self.crit = nil
     }
 }
+
+extension JOSEHeader {
+    /// Reads a header's JSON strictly (`StrictJSON`): a parameter named twice is refused
+    /// (RFC 7515 §4 lets a parser refuse or keep the last; refusing means no other reader can
+    /// be shown one `alg` while this one checked another), null counts as absent (as a Codable
+    /// read takes it), and a parameter this type knows, of the wrong type, is refused.
+    public init(json bytes: [UInt8]) throws(JWSFormatError) {
+        let shapeError = JWSFormatError("header is not a JSON object of the expected shape")
+        let json: StrictJSON
+        do {
+            json = try StrictJSON.parse(bytes)
+        } catch {
+            throw error.duplicateName == nil ? shapeError : JWSFormatError("header names a parameter twice")
+        }
+        guard case .object = json, case .string(let alg)? = json["alg"] else { throw shapeError }
+        func string(_ name: String) throws(JWSFormatError) -> String? {
+            switch json[name] {
+            case nil, .null?: return nil
+            case .string(let value)?: return value
+            default: throw shapeError
+            }
+        }
+        func strings(_ name: String) throws(JWSFormatError) -> [String]? {
+            switch json[name] {
+            case nil, .null?: return nil
+            case .array(let elements)?:
+                return try elements.map { (element) throws(JWSFormatError) -> String in
+                    guard case .string(let value) = element else { throw shapeError }
+                    return value
+                }
+            default: throw shapeError
+            }
+        }
+        self.init(alg: alg, kid: try string("kid"), typ: try string("typ"), x5c: try strings("x5c"))
+        self.crit = try strings("crit")
+    }
+}

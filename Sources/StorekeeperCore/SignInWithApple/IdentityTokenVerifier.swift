@@ -125,7 +125,7 @@ public struct IdentityTokenVerifier {
     static func declaredAlgorithm(_ token: String) -> String? {
         guard token.utf8.count <= CompactJWS.maximumLength, let dot = token.utf8.firstIndex(of: UInt8(ascii: ".")),
               let header = Base64URL.decode(utf8: token.utf8[..<dot]) else { return nil }
-        return (try? JSONDecoder().decode(JOSEHeader.self, from: Data(header)))?.alg
+        return (try? JOSEHeader(json: header))?.alg
     }
 
     private func checkIssuer(_ issuer: String) throws(IdentityTokenError) {

@@ -250,6 +250,20 @@ extension StrictJSON {
 
         mutating func string() throws(FormatError) -> String {
             position += 1
+            // Most strings (every certificate, every JWS) have no escape: find the closing quote
+            // in one tight pass and take the run whole. Anything else is read byte by byte below.
+            let runEnd = bytes.withUnsafeBufferPointer { buffer in
+                var index = position
+                while index < buffer.count, buffer[index] != UInt8(ascii: "\""), buffer[index] != UInt8(ascii: "\\"),
+                      buffer[index] >= 0x20 {
+                    index += 1
+                }
+                return index
+            }
+            if runEnd < bytes.count, bytes[runEnd] == UInt8(ascii: "\"") {
+                defer { position = runEnd + 1 }
+                return String(decoding: bytes[position..<runEnd], as: UTF8.self)
+            }
             var scalars: [UInt8] = []
             var runStart = position
             while true {

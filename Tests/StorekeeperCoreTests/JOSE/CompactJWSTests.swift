@@ -28,4 +28,23 @@ struct CompactJWSTests {
         let huge = String(repeating: "A", count: CompactJWS.maximumLength + 1)
         #expect(throws: JWSFormatError.self) { try CompactJWS(parsing: huge) }
     }
+
+    /// The header is read strictly: a parameter named twice is refused (RFC 7515 §4), null is
+    /// absent, a known parameter of the wrong type is refused, unknown parameters are ignored.
+    @Test func theHeaderIsReadStrictly() throws {
+        func header(_ json: String) throws(JWSFormatError) -> JOSEHeader {
+            try JOSEHeader(json: Array(json.utf8))
+        }
+        var expected = JOSEHeader(alg: "ES256", kid: "K1", typ: "JWT", x5c: ["QQ==", "Qg=="])
+        expected.crit = ["b64"]
+        #expect(try header(#"{"alg":"ES256","kid":"K1","typ":"JWT","x5c":["QQ==","Qg=="],"crit":["b64"],"zip":7}"#) == expected)
+        #expect(try header(#"{"alg":"ES256","kid":null,"x5c":null}"#) == JOSEHeader(alg: "ES256"))
+        #expect(try header(#"{"alg":"ES\u0032\u00356"}"#).alg == "ES256")
+        #expect(throws: JWSFormatError("header names a parameter twice")) { try header(#"{"alg":"none","alg":"ES256"}"#) }
+        #expect(throws: JWSFormatError("header names a parameter twice")) { try header(#"{"alg":"ES256","x5c":[],"x\u0035c":[]}"#) }
+        for bad in [#"{"alg":"ES256","kid":5}"#, #"{"alg":"ES256","x5c":["QQ==",1]}"#, #"{"alg":"ES256","x5c":"QQ=="}"#,
+                    #"{"alg":null}"#, #"{"alg":"ES256"} x"#, "\u{FEFF}{\"alg\":\"ES256\"}", #"["alg"]"#] {
+            #expect(throws: JWSFormatError("header is not a JSON object of the expected shape"), "\(bad)") { try header(bad) }
+        }
+    }
 }
