@@ -51,6 +51,27 @@ struct SystemdUnitsTests {
         #expect(missing.termination != .exited(0) && missing.stderr.contains("/nonexistent/get-entitlements"), "\(missing)")
     }
 
+    @Test("The renderer refuses a path systemd would misread, a bad FASTCGI_CHILDREN and a folder without the binaries, writing nothing")
+    func refusals() throws {
+        let folder = try E2E.scratchFolder("render-refusals")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("units").path
+        let bin = FunctionBinary.binDirectory.path, store = folder.path, sockets = folder.path
+        let cases: [([String], [String: String], SpawnedProcess.Termination, String)] = [
+            ([bin, "/etc/storekeeper/my env", store, sockets, out], [:], .exited(64), "has a character"),
+            ([bin, "/etc/storekeeper/env%i", store, sockets, out], [:], .exited(64), "has a character"),
+            ([bin, "relative/env", store, sockets, out], [:], .exited(64), "not an absolute path"),
+            ([bin, "/etc/storekeeper/env", store, sockets, out], ["FASTCGI_CHILDREN": "0"], .exited(64), "FASTCGI_CHILDREN"),
+            ([folder.path, "/etc/storekeeper/env", store, sockets, out], [:], .exited(66), "build the binaries first"),
+        ]
+        for (arguments, settings, termination, message) in cases {
+            let run = try RenderedUnits.script("infra/systemd/render-units.sh", arguments, environment: settings, in: folder)
+            #expect(run.termination == termination && run.stderr.contains(message), "\(arguments) \(settings): \(run)")
+            let written = (try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []
+            #expect(written.allSatisfy { !$0.hasSuffix(".service") }, "\(written)")
+        }
+    }
+
     @Test("A socket and FASTCGI_CHILDREN socket-activated services per routed function: StandardInput=socket, the journal, hardened, SIGTERM")
     func functionUnits() throws {
         let rendered = try render(["FASTCGI_CHILDREN": "3"])
