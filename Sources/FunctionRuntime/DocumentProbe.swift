@@ -1,3 +1,5 @@
+import StorekeeperCore
+
 /// One direct-mode document, parsed once to learn what it is: invalid JSON, not an object,
 /// the function's own request object, or an HTTP event envelope (`"version": "2.0"` with
 /// `requestContext.http.method`), already decoded.
@@ -29,12 +31,30 @@ struct DocumentProbe {
 
     init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = Array(bytes)
+        // Nearly every document is strict JSON, which StrictJSON reads in a fraction of what
+        // JSONDecoder takes (a batch line is a whole JWS): its members decide the shape. A
+        // document it refuses (a name twice, a BOM, nesting beyond its limit) is classified by
+        // JSONDecoder as before, so what reaches the handler, and how, does not change.
+        if let json = try? StrictJSON.parse(self.bytes) {
+            shape = Self.shape(of: json, bytes: self.bytes)
+            return
+        }
         do {
             shape = try RuntimeJSON.decode(ShapeReader.self, from: self.bytes).shape
         } catch {
             // ShapeReader itself never throws, so this can only be the parser.
             shape = .invalidJSON
         }
+    }
+
+    /// ShapeReader's rule, read from a parsed document.
+    private static func shape(of json: StrictJSON, bytes: [UInt8]) -> Shape {
+        guard case .object = json else { return .notAnObject }
+        guard json["version"] == .string("2.0"), case .string? = json["requestContext"]?["http"]?["method"] else {
+            return .request
+        }
+        if let event = try? RuntimeJSON.decode(HTTPEvent.self, from: bytes) { return .httpEvent(event) }
+        return .malformedHTTPEvent
     }
 
     /// Reads just enough of a parsed document to classify it; never throws.

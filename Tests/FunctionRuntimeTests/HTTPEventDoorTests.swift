@@ -21,6 +21,23 @@ struct HTTPEventDoorTests {
         #expect(answer["body"]?.stringValue == #"{"count":1,"greeting":"Hello, Ann"}"#)
     }
 
+    /// The probe reads documents with StrictJSON and falls back to JSONDecoder for what
+    /// StrictJSON refuses: either way an envelope is an envelope, however its names are
+    /// escaped, and a request is a request.
+    @Test func documentsAreClassifiedTheSameByEitherParser() throws {
+        let event = try Run.event(method: "POST", body: #"{"name": "Ann"}"#)
+        let escaped = event.replacing(#""version""#, with: #""versio\u006e""#)
+        let duplicated = event.replacing(#""rawPath""#, with: #""isBase64Encoded":false,"rawPath""#)
+        for envelope in [event, escaped, duplicated] {
+            let (result, answer) = try run(EchoHandler.self, envelope)
+            #expect(result.exitCode == 0, "\(envelope)")
+            #expect(answer["body"]?.stringValue == #"{"count":1,"greeting":"Hello, Ann"}"#, "\(envelope)")
+        }
+        let notAnEnvelope = event.replacing(#""version":"2.0""#, with: #""version":2"#)
+        let (_, refused) = try run(EchoHandler.self, notAnEnvelope)
+        #expect(refused["error"]?["code"]?.stringValue == "unknown_field", "a request, whose fields are the envelope's")
+    }
+
     @Test func decodesABase64Body() throws {
         let event = try Run.event(method: "POST", body: #"{"name": "Zoë"}"#, base64: true)
         let (_, answer) = try run(EchoHandler.self, event)

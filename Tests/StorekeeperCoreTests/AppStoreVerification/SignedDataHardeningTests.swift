@@ -240,4 +240,22 @@ struct StrictJSONTests {
     @Test func surrogatePairsDecodeToOneCharacter() throws {
         #expect(try StrictJSON.parse(Array(#""\ud83d\ude00""#.utf8)) == .string("😀"))
     }
+
+    /// UTF-8 is checked in every string, escaped or not, names too; outside strings only ASCII
+    /// is grammar. Multi-byte characters pass whole.
+    @Test func textThatIsNotUTF8IsRefusedWherever() throws {
+        let quote = UInt8(ascii: "\"")
+        for bytes: [UInt8] in [
+            [quote, 0xE9, quote],                                          // Latin-1 é
+            [quote, 0x41, 0x5C, 0x6E, 0xC3, quote],                        // a lead byte cut off after an escape
+            [quote, 0x5C, 0x6E, 0xA9, quote],                              // a continuation byte after an escape
+            [UInt8(ascii: "{"), quote, 0xFF, quote, UInt8(ascii: ":"), UInt8(ascii: "1"), UInt8(ascii: "}")],  // in a name
+            [UInt8(ascii: "["), 0xC3, 0xA9, UInt8(ascii: "]")],            // é outside a string
+            [quote, 0xED, 0xA0, 0x80, quote],                              // an encoded surrogate
+        ] {
+            #expect(throws: StrictJSON.FormatError.self, "\(bytes)") { try StrictJSON.parse(bytes) }
+        }
+        #expect(try StrictJSON.parse(Array("\"é\\n😀\"".utf8)) == .string("é\n😀"))
+        #expect(try StrictJSON.parse(Array("{\"é\":\"ü\"}".utf8))["é"] == .string("ü"))
+    }
 }
