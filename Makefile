@@ -7,7 +7,7 @@ SHELL := /bin/bash
 # fences, the servers the tests run for real, and the benchmark tools.
 DEBIAN_PACKAGES := libssl-dev libcurl4-openssl-dev libsqlite3-dev libhiredis-dev \
                    redis-server lighttpd hyperfine wrk valgrind openssl ca-certificates pkg-config jq sqlite3 curl python3 \
-                   libfcgi-dev libfcgi-bin spawn-fcgi nginx chromium chromium-driver
+                   libfcgi-dev libfcgi-bin spawn-fcgi nginx chromium chromium-driver systemd
 
 SWIFT ?= swift
 FUNCTIONS := $(notdir $(wildcard functions/*))
@@ -64,9 +64,11 @@ test: deps
 # The release binaries link libcrypto, SQLite and hiredis statically (Package.swift, `linked`)
 # while libcurl, loaded on first use, brings the shared libcrypto: two OpenSSLs in one process.
 # So the suites that run the binaries through OCSP, the App Store API (libcurl), the golden
-# examples and the link check run again against what `make release` builds. The test runner
+# examples and the link check run again against what `make release` builds, and the container
+# image's checks (its COPY sources, the libraries the release binaries load) run on them. The test runner
 # itself stays the debug build; only the binaries it starts change (STOREKEEPER_BIN_DIR).
-RELEASE_SUITES := OnlineChecksTests AppStoreAPIFunctionTests FunctionContractTests GoldenExampleTests AppleDataTests
+RELEASE_SUITES := OnlineChecksTests AppStoreAPIFunctionTests FunctionContractTests GoldenExampleTests AppleDataTests \
+                  ContainerImageTests
 test-release: deps release
 	$(SWIFT) build --build-tests
 	STOREKEEPER_BIN_DIR=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) \

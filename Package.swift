@@ -43,6 +43,7 @@ let functionNames = [
     "retention-message",
     "metrics",
     "dashboard",
+    "backup-store",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

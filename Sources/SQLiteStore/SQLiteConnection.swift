@@ -11,11 +11,13 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
 
-    /// Opens the database at `path`, creating the file (not its folder) when missing.
-    init(path: String, busyTimeout: Duration) throws(StoreError) {
+    /// Opens the database at `path`, creating the file (not its folder) when missing unless
+    /// `mustExist`. `checkpointOnClose`: SQLite's default, for the copies `backup-store` makes
+    /// and reads, which must be one self-contained file once closed (see below for the store's).
+    init(path: String, busyTimeout: Duration, mustExist: Bool = false, checkpointOnClose: Bool = false) throws(StoreError) {
         self.path = path
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let flags = SQLITE_OPEN_READWRITE | (mustExist ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &opened, flags, nil)
         // SQLite hands back a handle even when opening fails (it carries the message), and
         // NULL only when it could not allocate one.
@@ -29,7 +31,8 @@ final class SQLiteConnection {
             // last connection to close checkpoints the WAL (three fsyncs), which would put a
             // disk flush on every webhook answer. Checkpoints still happen automatically as
             // the WAL grows (wal_autocheckpoint), inside some later write.
-            try Self.check(shim_sqlite3_db_config_flag(opened, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1), opened, "no checkpoint on close")
+            try Self.check(shim_sqlite3_db_config_flag(opened, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, checkpointOnClose ? 0 : 1),
+                           opened, "no checkpoint on close")
         } catch {
             // The only owner so far: close here, since `deinit` will not run for a failed init.
             sqlite3_close_v2(opened)

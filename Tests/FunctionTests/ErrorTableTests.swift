@@ -52,6 +52,7 @@ import Testing
         add(SupportErrorKind.self)
         add(OfferErrorKind.self)
         add(ConsumptionErrorKind.self)
+        add(BackupErrorKind.self)
         for entry in AppStoreAPIErrorCode.all { add(entry.name, entry.disposition) }
         for (code, disposition) in patterns { add(code, disposition) }
         return rows

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts or stops nginx in front of the function binaries over FastCGI on 127.0.0.1.
 # usage: nginx.sh start BIN_DIR PORT STATE_DIR   |   nginx.sh stop STATE_DIR
+# PORT may be ADDRESS:PORT (0.0.0.0:8080 in a container: infra/container/entrypoint.sh).
 #
 # Each function with a route runs as FASTCGI_CHILDREN (default 2) long-running processes on
 # one Unix socket STATE_DIR/<name>.sock, started by spawn-fcgi, with only the variables the
@@ -73,8 +74,11 @@ case "${1:-}" in
     nginx -t -q -e "$state/nginx-error.log" -c "$state/nginx.conf"
     (exec nginx -e "$state/nginx-error.log" -c "$state/nginx.conf" </dev/null >>"$state/functions.log" 2>&1) &
     echo $! > "$state/gateway.pid"
+    host=127.0.0.1
+    case "$port" in *:*) host=${port%:*}; port=${port##*:} ;; esac
+    case "$host" in 0.0.0.0|'[::]'|'*') host=127.0.0.1 ;; esac
     for _ in $(seq 1 100); do
-      if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then exit 0; fi
+      if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then exit 0; fi
       sleep 0.05
     done
     echo "nginx did not start; see $state/nginx-error.log" >&2

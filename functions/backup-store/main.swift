@@ -1,0 +1,5 @@
+import FunctionRuntime
+import StorekeeperComposition
+import StorekeeperFunctions
+
+FunctionMain.run(BackupStoreFunction.self, adapters: Adapters.init(environment:))
