@@ -52,7 +52,7 @@ extension TLSClientConnection {
     func refusalBefore(_ failure: TLSError) -> TLSError {
         guard failure.kind == .unavailable else { return failure }
         var byte: UInt8 = 0
-        let result = SSL_read(ssl, &byte, 1)
+        let result = freshErrorQueue { SSL_read(ssl, &byte, 1) }
         guard result <= 0, SSL_get_error(ssl, result) == SSL_ERROR_SSL else {
             OpenSSL.discardErrors()
             return failure

@@ -55,7 +55,7 @@ public final class TLSClientConnection {
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { buffer in
-                SSL_write(ssl, buffer.baseAddress.map { $0 + written }, Int32(clamping: bytes.count - written))
+                freshErrorQueue { SSL_write(ssl, buffer.baseAddress.map { $0 + written }, Int32(clamping: bytes.count - written)) }
             }
             if result > 0 {
                 written += Int(result)
@@ -74,7 +74,9 @@ public final class TLSClientConnection {
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: maximum)
         while true {
-            let result = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32(clamping: maximum)) }
+            let result = buffer.withUnsafeMutableBytes { bytes in
+                freshErrorQueue { SSL_read(ssl, bytes.baseAddress, Int32(clamping: maximum)) }
+            }
             if result > 0 { return Array(buffer[..<Int(result)]) }
             try retry(result, "read", until: deadline, handshake: false)
         }
@@ -98,7 +100,7 @@ public final class TLSClientConnection {
     private func handshake() throws(TLSError) {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let result = SSL_connect(ssl)
+            let result = freshErrorQueue { SSL_connect(ssl) }
             if result == 1 { break }
             try retry(result, "handshake", until: deadline, handshake: true)
         }
@@ -106,6 +108,15 @@ public final class TLSClientConnection {
         // promise explicit should the mode ever change.
         let verdict = SSL_get_verify_result(ssl)
         guard verdict == X509_V_OK else { throw certificateRejected(verdict) }
+    }
+
+    /// Runs one SSL_* I/O call on an empty error queue. SSL_get_error reads the thread's
+    /// queue before the call's own result: an error some other code left there (libcurl, in
+    /// a process where it shares our libssl, leaves "shutdown while in init" after a failed
+    /// handshake) would turn an ordinary "wait for the server" into a protocol failure.
+    func freshErrorQueue(_ call: () -> Int32) -> Int32 {
+        ERR_clear_error()
+        return call()
     }
 
     private static func isIPAddress(_ host: String) -> Bool {

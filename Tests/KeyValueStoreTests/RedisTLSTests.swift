@@ -1,3 +1,4 @@
+import COpenSSL
 import Foundation
 import Glibc
 import OpenSSLCrypto
@@ -42,6 +43,45 @@ struct RedisTLSTests {
         }
         // What went over TLS is what a plaintext client of the same server reads.
         #expect(try RedisStore(url: server.url()).get("k-localhost")?.bytes == [0, 1, 2])
+    }
+
+    /// SSL_get_error consults the thread's error queue before the call's result, so an error
+    /// another library left there (libcurl leaves "shutdown while in init" when it closes a
+    /// connection whose handshake failed) turned an ordinary wait for the server's reply
+    /// into "TLS read: shutdown while in init": the flake seen under the full suite's load,
+    /// when a reply came late. Here the stale error is left by that same call, on this one
+    /// thread (a synchronous test does not change threads), and the reply is made late by
+    /// freezing the server for a moment, so every read has to wait.
+    @Test func anErrorLeftOnTheThreadByAnotherLibraryIsNotOurs() throws {
+        let server = try RedisTestServer.start(tls: .init())
+        defer { server.stop() }
+        func leaveAStaleError() throws {
+            let context = try #require(SSL_CTX_new(TLS_client_method()))
+            defer { SSL_CTX_free(context) }
+            let ssl = try #require(SSL_new(context))
+            defer { SSL_free(ssl) }
+            SSL_set_connect_state(ssl)
+            #expect(SSL_shutdown(ssl) < 0)
+            #expect(ERR_peek_error() != 0, "SSL_shutdown before the handshake left no error to be stale")
+        }
+        /// Runs `body` while the server is frozen for its first 50 ms.
+        func withALateReply(_ body: () throws -> Void) throws {
+            server.pause()
+            let thaw = Thread { usleep(50_000); server.resume() }
+            thaw.start()
+            defer { server.resume() }
+            try body()
+        }
+        let store = try RedisStore(url: try #require(server.tlsURL()), tls: Self.trusting)
+        for round in 0..<3 {
+            try leaveAStaleError()
+            try withALateReply { try store.set("k\(round)", [UInt8(round)], expiresIn: nil) }
+            try leaveAStaleError()
+            var read: [UInt8]?
+            try withALateReply { read = try store.get("k\(round)")?.bytes }
+            #expect(read == [UInt8(round)])
+        }
+        ERR_clear_error()
     }
 
     @Test func aPasswordAndADatabaseOverTLS() throws {
