@@ -192,6 +192,18 @@ struct DoctorBinaryTests {
         Self.expectNoSecret(run, try Self.secrets(environment) + [password])
     }
 
+    @Test("An SQLite store that does not exist is a problem, and doctor creates neither the file nor its folder")
+    func missingSQLiteStoreIsNotCreated() throws {
+        let apple = try FakeAppStore.start()
+        defer { apple.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-absent-\(UUID().uuidString)")
+        let path = folder.appendingPathComponent("storekeeper.db").path
+        let run = try Self.doctor(Self.goodEnvironment(storeURL: "sqlite:" + path, apple: apple))
+        #expect(run.exit == 78 && run.problems == ["store"], "\(run)")
+        #expect(run.detail("store").contains("there is no file \(path)"), "\(run.detail("store"))")
+        #expect(!FileManager.default.fileExists(atPath: folder.path), "doctor created the store's folder")
+    }
+
     /// redis-cli against the test server: one command's reply.
     static func redisCLI(_ server: RedisTestServer, _ arguments: [String]) throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("redis-cli-\(UUID().uuidString)")
@@ -250,5 +262,7 @@ struct DoctorBinaryTests {
         #expect(run.exit == 0 && run.status("store-eviction") == "ok" && run.status("store-persistence") == "ok", "\(run)")
         #expect(run.detail("store-eviction").contains("noeviction (INFO memory)"), "\(run.detail("store-eviction"))")
         #expect(run.detail("store").contains("no function has opened it yet"), "\(run.detail("store"))")
+        // Not even the layout mark every function writes on its first open.
+        #expect(try Self.redisCLI(server, ["-n", "2", "DBSIZE"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 }
