@@ -74,6 +74,7 @@ extension DoctorFunction {
             return .problem(name, Self.message(error))
         }
         let response: HTTPResponse
+        // The real wall time, never the pinned now(): this machine's clock is what is checked.
         let sent = context.clock.realNow()
         do {
             let request = HTTPRequest(method: "HEAD", url: base + "/", connectTimeout: .seconds(3), timeout: .seconds(8))
