@@ -12,16 +12,16 @@ extension DoctorFunction {
         let purpose: String
         let keyId: Setting<String>
         let keyFile: Setting<String>
-        let companions: [Setting<String>]
+        let companions: [SettingDeclaration]
     }
 
     static let keys: [KeySettings] = [
         KeySettings(check: "app-store-api-key", purpose: "the App Store Server API key",
                     keyId: StorekeeperSettings.apiKeyId, keyFile: StorekeeperSettings.apiPrivateKey,
-                    companions: [StorekeeperSettings.apiIssuerId]),
+                    companions: [StorekeeperSettings.apiIssuerId.declaration]),
         KeySettings(check: "sign-in-with-apple-key", purpose: "the Sign in with Apple key",
                     keyId: StorekeeperSettings.siwaKeyId, keyFile: StorekeeperSettings.siwaPrivateKey,
-                    companions: [StorekeeperSettings.siwaTeamId]),
+                    companions: [StorekeeperSettings.siwaTeamId.declaration, StorekeeperSettings.siwaClientIds.declaration]),
         KeySettings(check: "offer-key", purpose: "the subscription offer key",
                     keyId: StorekeeperSettings.offerKeyId, keyFile: StorekeeperSettings.offerPrivateKey, companions: []),
     ]

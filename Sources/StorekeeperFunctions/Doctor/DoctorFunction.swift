@@ -23,7 +23,7 @@ public final class DoctorFunction: TypedFunction {
               Checks, each one line: roots (every APPSTORE_ROOT_CERTS certificate parses, is a CA, is
               valid at STOREKEEPER_NOW or now; its SHA-256 fingerprint, and whether it is Apple Root CA - G3),
               app-store-api-key, sign-in-with-apple-key, offer-key (each configured key parses as a P-256
-              .p8, its id is set, an AuthKey_<ID>.p8 or SubscriptionKey_<ID>.p8 file name agrees with it),
+              .p8, its id is set, its team and client ids beside a Sign in with Apple key, an AuthKey_<ID>.p8 or SubscriptionKey_<ID>.p8 file name agrees with it),
               catalog (STOREKEEPER_CATALOG or the APPSTORE_* app, as every function reads it), tokens
               (STOREKEEPER_ADMIN_TOKEN at least 16 characters, STOREKEEPER_TOKENS parses), store (answers a
               read: SQLite opened read-only, Redis with read commands only; never migrated), then for Redis
@@ -48,7 +48,7 @@ public final class DoctorFunction: TypedFunction {
             .optional(StorekeeperSettings.apiKeyId), .optional(StorekeeperSettings.apiIssuerId),
             .optional(StorekeeperSettings.apiPrivateKey),
             .optional(StorekeeperSettings.apiBaseURL, "the host whose Date the clock is compared with"),
-            .optional(StorekeeperSettings.siwaTeamId), .optional(StorekeeperSettings.siwaKeyId),
+            .optional(StorekeeperSettings.siwaTeamId), .optional(StorekeeperSettings.siwaClientIds), .optional(StorekeeperSettings.siwaKeyId),
             .optional(StorekeeperSettings.siwaPrivateKey),
             .optional(StorekeeperSettings.offerKeyId), .optional(StorekeeperSettings.offerPrivateKey),
             .optional(RuntimeSettings.adminToken, "checked to be at least 16 characters, never shown"),

@@ -42,6 +42,7 @@ struct DoctorBinaryTests {
         environment["APPSTORE_PRIVATE_KEY"] = FakeAppStore.apiKeyPath
         environment["APPSTORE_API_BASE_URL"] = apple.baseURL
         environment["SIWA_TEAM_ID"] = "TEAMID1234"
+        environment["SIWA_CLIENT_IDS"] = "com.example.storekeeper.web, com.example.storekeeper"
         environment["SIWA_KEY_ID"] = "SIWAKEY123"
         environment["SIWA_PRIVATE_KEY"] = pki.appendingPathComponent("siwa-key.p8").path
         environment["APPSTORE_OFFER_KEY_ID"] = "OFFERKEY12"
@@ -146,11 +147,15 @@ struct DoctorBinaryTests {
         // A leaf named as a root is no CA; an admin token too short is guessable.
         environment["STOREKEEPER_NOW"] = nil
         environment["APPSTORE_ROOT_CERTS"] = Self.pki.appendingPathComponent("leaf.pem").path
-        environment["STOREKEEPER_ADMIN_TOKEN"] = "short"
+        environment["STOREKEEPER_ADMIN_TOKEN"] = "Zq9x!"
+        environment["APPSTORE_PRIVATE_KEY"] = FakeAppStore.apiKeyPath
+        environment["APPSTORE_ISSUER_ID"] = nil
         let second = try Self.doctor(environment)
         #expect(second.exit == 78 && second.problems.contains("roots") && second.problems.contains("tokens"), "\(second)")
         #expect(second.detail("roots").contains("not a CA certificate"), "\(second.detail("roots"))")
         #expect(second.detail("tokens").contains("5 characters"), "\(second.detail("tokens"))")
+        #expect(second.detail("app-store-api-key").contains("APPSTORE_ISSUER_ID is not set"), "\(second.detail("app-store-api-key"))")
+        Self.expectNoSecret(second, try Self.secrets(environment) + ["Zq9x!"])
         #expect(Self.storeBytes(path) == before, "doctor changed the store")
     }
 
