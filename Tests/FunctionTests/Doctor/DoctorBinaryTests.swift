@@ -118,6 +118,22 @@ struct DoctorBinaryTests {
         Self.expectNoSecret(text, try Self.secrets(environment))
     }
 
+    @Test("Apple Root CA - G3 beside the test root (a folder of roots): named, with its pinned fingerprint")
+    func appleRootIsNamed() throws {
+        let apple = try FakeAppStore.start()
+        defer { apple.stop() }
+        var environment = Self.goodEnvironment(storeURL: "sqlite:/nonexistent/doctor.db", apple: apple)
+        let folder = FunctionBinary.repositoryRoot.appendingPathComponent("Tests/Fixtures/apple-roots").path
+        environment["APPSTORE_ROOT_CERTS"] = Self.pki.appendingPathComponent("root.pem").path + "," + folder
+        let run = try Self.doctor(environment)
+        #expect(run.status("roots") == "ok", "\(run)")
+        let detail = run.detail("roots")
+        #expect(detail.contains("\(folder): C=US,O=Apple Inc.,OU=Apple Certification Authority,CN=Apple Root CA - G3, valid 2014-04-30 to 2039-04-30, "
+                                + "SHA-256 63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79, "
+                                + "Apple Root CA - G3 (App Store signed data)"), "\(detail)")
+        #expect(detail.contains("Storekeeper Test Root CA - G3") && detail.contains("not one of Apple's roots"), "\(detail)")
+    }
+
     @Test("An expired root, a root that is no CA, a key whose file names another id, an id without its key: named problems, exit 78")
     func configurationFaults() throws {
         let folder = try E2E.scratchFolder("doctor-keys")
