@@ -33,9 +33,3 @@ public struct StoreHealth: Sendable, Equatable {
         self.location = location
     }
 }
-
-/// A store that can report its `StoreHealth` with reads alone (the Redis adapter uses only
-/// read commands; SQLite reads through a read-only connection).
-public protocol StoreHealthReporting: AnyObject {
-    func health() throws(StoreError) -> StoreHealth
-}

@@ -271,6 +271,26 @@ struct DoctorBinaryTests {
         #expect(try Self.redisCLI(server, ["DEBUG", "DIGEST"]) == digest, "doctor changed the data")
     }
 
+    @Test("rediss:// with mutual TLS (STORE_TLS_*): the store answers; without the client certificate it is a store problem")
+    func redisOverTLS() throws {
+        try #require(RedisTestServer.shouldRun, "\(RedisTestServer.unavailableReason ?? "redis-server")")
+        let server = try RedisTestServer.start(arguments: ["--appendonly", "yes"], tls: .init(authenticatesClients: true))
+        defer { server.stop() }
+        let apple = try FakeAppStore.start()
+        defer { apple.stop() }
+        var environment = Self.goodEnvironment(storeURL: try #require(server.tlsURL(database: 3)), apple: apple)
+        environment["STORE_TLS_CA_FILE"] = RedisTestServer.TLS.fixture("ca.pem")
+        environment["STORE_TLS_CERT_FILE"] = RedisTestServer.TLS.fixture("client.pem")
+        environment["STORE_TLS_KEY_FILE"] = RedisTestServer.TLS.fixture("client.key")
+        let run = try Self.doctor(environment)
+        #expect(run.exit == 0 && run.status("store") == "ok" && run.status("store-eviction") == "ok", "\(run)")
+        #expect(run.detail("store").hasPrefix("redis store rediss://localhost:"), "\(run.detail("store"))")
+
+        environment["STORE_TLS_CERT_FILE"] = nil
+        let refused = try Self.doctor(environment)
+        #expect(refused.exit == 78 && refused.problems == ["store"], "\(refused)")
+    }
+
     @Test("A managed Redis with CONFIG disabled: the policy read from INFO memory; noeviction and appendonly are ok")
     func redisWithoutConfig() throws {
         try #require(RedisTestServer.shouldRun, "\(RedisTestServer.unavailableReason ?? "redis-server")")
