@@ -14,13 +14,14 @@ FUNCTIONS := $(notdir $(wildcard functions/*))
 RELEASE_FLAGS := -c release --static-swift-stdlib
 PKI := Tests/Fixtures/pki
 
-.PHONY: help deps build release test test-release demo serve bench fuzz fuzz-ci pki apple-roots clean
+.PHONY: help deps build release test test-release demo serve doctor bench fuzz fuzz-ci pki apple-roots clean
 
 help:
 	@echo "make demo   - build, show verify-signed-data accepting and rejecting signed data, then a subscription's lifecycle through lighttpd, then the dashboard's address (kept up until Ctrl-C on a terminal)"
 	@echo "make serve  - the gateway on 127.0.0.1:8080 with the SQLite default (GATEWAY=nginx|lighttpd MODE=fastcgi|cgi; default: the fastest installed)"
 	@echo "make test   - the whole test suite (unit, adapters, black-box binaries, ldd check, short fuzz runs)"
 	@echo "make test-release - the binary suites (OCSP, App Store API, examples, link check) on the release build"
+	@echo "make doctor - check this deployment's configuration (the caller's environment) without changing anything; NOTIFICATION_URL=https://.../appstore/notifications probes it too"
 	@echo "make bench  - release build, then figures: process time, batch time per JWS, peak memory, floors, Apple's Python library"
 	@echo "make fuzz   - run each libFuzzer target (FUZZ_SECONDS=60 each by default)"
 	@echo "make pki    - regenerate the test PKI under $(PKI), the test receipts under Tests/Fixtures/receipts and the Redis TLS certificates under Tests/Fixtures/redis-tls"
@@ -103,6 +104,17 @@ serve: deps release
 	$$control start "$$bin" "$$port" var/gateway $$extra || exit 1; \
 	echo "$$gateway ($$mode) serving on http://127.0.0.1:$$port (logs in var/gateway/functions.log); Ctrl-C stops"; \
 	trap "$$control stop var/gateway" INT TERM EXIT; tail -f var/gateway/functions.log
+
+# The doctor function on the caller's environment, as people read it (--text). The built
+# debug binary unless DOCTOR_BIN names a folder of deployed ones (a release build). Its exit
+# status is the doctor's (0 nothing wrong, 78 a problem to fix; make itself then says "Error 78").
+doctor:
+	@bin="$${DOCTOR_BIN:-}"; \
+	if [ -z "$$bin" ]; then \
+	  mkdir -p var && $(SWIFT) build --product doctor > var/doctor-build.log 2>&1 || { tail -40 var/doctor-build.log; exit 1; }; \
+	  bin=$$($(SWIFT) build --show-bin-path); \
+	fi; \
+	echo '{}' | "$$bin/doctor" --text $${NOTIFICATION_URL:+--notification-url "$$NOTIFICATION_URL"} 2>/dev/null
 
 bench: deps
 	@$(SWIFT) build $(RELEASE_FLAGS)

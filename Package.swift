@@ -44,6 +44,7 @@ let functionNames = [
     "metrics",
     "dashboard",
     "backup-store",
+    "doctor",
 ]
 
 /// How a fence links its C library. A debug build (what `swift build` and the tests use) links

@@ -13,6 +13,20 @@ public protocol FunctionAdapters: AnyObject {
     var selfOpeningStore: SelfOpeningStore { get }
     /// The HTTP client, TLS verification always on.
     func http() throws -> any HTTPClient
+    /// The store's health (`doctor`), read without writing: the store opened for this alone,
+    /// never migrated or marked. Throws `StoreError` when it cannot be reached.
+    func storeHealth() throws -> StoreHealth
+}
+
+extension FunctionAdapters {
+    /// The opened store's own report, for compositions whose store needs no read-only door
+    /// (an in-memory store in process).
+    public func storeHealth() throws -> StoreHealth {
+        guard let store = try store() as? any StoreHealthReporting else {
+            throw StoreError(.invalidConfiguration, "this process's store cannot report its health")
+        }
+        return try store.health()
+    }
 }
 
 /// A runtime composed with no adapters (the runtime's own tests): a handler that asks for

@@ -9,11 +9,16 @@ public struct FunctionContext {
     public let clock: any TimeSource
     public let log: Logger
     public let adapters: any FunctionAdapters
+    /// The command line after the program's name, for the few functions an operator runs by
+    /// hand with options (`doctor --text`); the request itself always comes on stdin.
+    public let arguments: [String]
 
-    public init(environment: EnvironmentVariables, clock: any TimeSource, log: Logger, adapters: any FunctionAdapters) {
+    public init(environment: EnvironmentVariables, clock: any TimeSource, log: Logger, adapters: any FunctionAdapters,
+                arguments: [String] = []) {
         self.environment = environment
         self.clock = clock
         self.log = log
         self.adapters = adapters
+        self.arguments = arguments
     }
 }

@@ -72,7 +72,7 @@ public struct FunctionRunner<Handler: FunctionHandler> {
             log.warning("clock_pinned", ["variable": RuntimeVariable.fixedTime, "value": pinned])
         }
         let loop = RequestLoop<Handler>(descriptor: descriptor, environment: variables, clock: clock, log: log, output: output,
-                                        adapters: adapters)
+                                        adapters: adapters, arguments: Array(arguments.dropFirst()))
         if let fastCGI = fastCGISource() {
             return loop.serveFastCGI(fastCGI)
         }

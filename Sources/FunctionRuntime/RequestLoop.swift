@@ -19,12 +19,15 @@ final class RequestLoop<Handler: FunctionHandler> {
     /// stdout; in the FastCGI door, the open request's answer stream.
     var output: any OutputSink
     private let makeAdapters: (EnvironmentVariables) -> any FunctionAdapters
+    /// The command line after the program's name, handed to the handler's context.
+    private let arguments: [String]
     private var exitCode: Int32 = 0
     /// The NDJSON line being answered (1-based), for the request log; nil for a single request.
     private var line: Int?
 
     init(descriptor: FunctionDescriptor, environment: EnvironmentVariables, clock: any TimeSource, log: Logger, output: any OutputSink,
-         adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters) {
+         adapters: @escaping (EnvironmentVariables) -> any FunctionAdapters, arguments: [String] = []) {
+        self.arguments = arguments
         self.descriptor = descriptor
         self.environment = environment
         self.clock = clock
@@ -139,7 +142,8 @@ final class RequestLoop<Handler: FunctionHandler> {
     /// next request rather than answer 503 for the rest of its life.
     func makeHandler() -> Result<Handler, FunctionError> {
         if let builtHandler { return builtHandler }
-        let context = FunctionContext(environment: environment, clock: clock, log: log, adapters: makeAdapters(environment))
+        let context = FunctionContext(environment: environment, clock: clock, log: log, adapters: makeAdapters(environment),
+                                      arguments: arguments)
         let result: Result<Handler, FunctionError>
         do {
             result = .success(try Handler(context: context))

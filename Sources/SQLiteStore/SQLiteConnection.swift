@@ -14,10 +14,13 @@ final class SQLiteConnection {
     /// Opens the database at `path`, creating the file (not its folder) when missing unless
     /// `mustExist`. `checkpointOnClose`: SQLite's default, for the copies `backup-store` makes
     /// and reads, which must be one self-contained file once closed (see below for the store's).
-    init(path: String, busyTimeout: Duration, mustExist: Bool = false, checkpointOnClose: Bool = false) throws(StoreError) {
+    /// `readOnly`: the file must exist and is never written (`doctor`'s look at a store).
+    init(path: String, busyTimeout: Duration, mustExist: Bool = false, checkpointOnClose: Bool = false,
+         readOnly: Bool = false) throws(StoreError) {
         self.path = path
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | (mustExist ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (mustExist ? 0 : SQLITE_OPEN_CREATE)
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &opened, flags, nil)
         // SQLite hands back a handle even when opening fails (it carries the message), and
         // NULL only when it could not allocate one.

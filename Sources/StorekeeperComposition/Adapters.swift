@@ -37,6 +37,24 @@ public final class Adapters: FunctionAdapters {
         return client
     }
 
+    /// The store's health without opening it the way functions do: SQLite through a read-only
+    /// connection (no file, schema or layout mark is created), Redis with read commands only;
+    /// never `StoreLayout.prepare`, which may migrate. Throws only `StoreError`.
+    public func storeHealth() throws -> StoreHealth {
+        let location = try Self.storeLocation(environment)
+        switch location {
+        case .sqlite(let path):
+            guard try Self.tlsOptions(environment).isDefault else {
+                throw StoreError(.invalidConfiguration, "STORE_TLS_* are set but STORE_URL is sqlite:, which has no TLS")
+            }
+            return try SQLiteStore.health(ofFileAt: path)
+        case .redis(let url):
+            var health = try RedisStore(url: url, tls: try Self.tlsOptions(environment)).health()
+            health.location = location.redacted
+            return health
+        }
+    }
+
     /// A store written before several apps were supported belongs to the app the one-app
     /// settings name, or else to the catalog's first app. Read raw, not through their
     /// settings: a function that declares neither variable still migrates the store correctly.
@@ -62,13 +80,16 @@ public final class Adapters: FunctionAdapters {
         }
     }
 
-    private static func openStore(_ environment: EnvironmentVariables) throws(StoreError) -> any KeyValueStore {
-        let location: StoreLocation
+    private static func storeLocation(_ environment: EnvironmentVariables) throws(StoreError) -> StoreLocation {
         do {
-            location = try environment.required(RuntimeSettings.storeURL)
+            return try environment.required(RuntimeSettings.storeURL)
         } catch {
             throw StoreError(.invalidConfiguration, (error as? FunctionError)?.message ?? "\(RuntimeSettings.storeURL.name) does not parse")
         }
+    }
+
+    private static func openStore(_ environment: EnvironmentVariables) throws(StoreError) -> any KeyValueStore {
+        let location = try storeLocation(environment)
         let store: any KeyValueStore
         switch location {
         case .sqlite(let path):

@@ -89,6 +89,12 @@ public final class FakeAppStore: @unchecked Sendable {
         _ = try control("POST", "/control/log/clear")
     }
 
+    /// Every Date header the fake sends from now on is `seconds` from the real time: a host
+    /// whose clock is off.
+    public func setClockOffset(seconds: Double) throws {
+        _ = try control("POST", "/control/clock", json: ["offsetSeconds": seconds])
+    }
+
     public func loadScenario(_ scenario: [String: Any]) throws {
         _ = try control("POST", "/control/scenario", json: scenario)
     }

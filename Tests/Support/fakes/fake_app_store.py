@@ -53,6 +53,8 @@ Control (no token):
   GET  /control/log       {"requests": [{method, environment, path, query, body, status, auth}]}
   POST /control/log/clear
   POST /control/scenario  replaces the scenario
+  POST /control/clock     {"offsetSeconds": 600}: every Date header this far from the real
+                          time (a server whose clock is off; doctor's clock check)
   GET  /control/ready
 
 Scenario (JSON): {"keyId", "issuerId", "bundleId", "appAppleId", "pageSize" (20),
@@ -218,6 +220,8 @@ class Store:
         self.signer = signer
         self.api_key = api_key
         self.faults = []
+        # Seconds added to the time every Date header tells (POST /control/clock).
+        self.clock_offset = 0.0
         self.log = []
         self.tests = {}
         self.mass = {}
@@ -395,6 +399,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_DELETE(self):
         self.dispatch("DELETE")
 
+    def do_HEAD(self):
+        # Apple's host answers a HEAD without a token with its Date, as any HTTP server does;
+        # no body, no token check, no log entry (it is no API call).
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def date_time_string(self, timestamp=None):
+        if timestamp is None:
+            timestamp = time.time() + self.store.clock_offset
+        return super().date_time_string(timestamp)
+
     # -- plumbing ------------------------------------------------------------------------------
     def read_body(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -500,6 +516,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with store.lock:
                 store.faults.clear()
             return self.answer(200, {"cleared": True})
+        if path == "/control/clock" and method == "POST":
+            with store.lock:
+                store.clock_offset = float(json.loads(raw_body or b"{}").get("offsetSeconds", 0))
+            return self.answer(200, {"offsetSeconds": store.clock_offset})
         if path == "/control/scenario" and method == "POST":
             with store.lock:
                 store.load(json.loads(raw_body))
