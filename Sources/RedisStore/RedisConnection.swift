@@ -15,14 +15,19 @@ final class RedisConnection {
     /// host:port for messages; never the credentials.
     private let address: String
 
-    init(_ url: RedisURL, tls: TLSClientOptions, timeout: Duration) throws(StoreError) {
+    /// The reply to the `probe` command sent with the login, when one was given.
+    private(set) var probeReply: RedisValue?
+
+    /// - Parameter probe: one more command sent in the login's round trip (the router's
+    ///   `CLUSTER SLOTS`), whose reply, error or not, is `probeReply`.
+    init(_ url: RedisURL, tls: TLSClientOptions, timeout: Duration, probe: [[UInt8]]? = nil) throws(StoreError) {
         address = url.host.contains(":") ? "[\(url.host)]:\(url.port)" : "\(url.host):\(url.port)"
         // The TLS handshake writes too, to a server that may hang up mid-way.
         link = try Self.withSIGPIPEBlocked { () throws(StoreError) -> any RedisLink in
             url.usesTLS ? try RedisTLSLink(url, options: tls, timeout: timeout) : try RedisContext(url, timeout: timeout)
         }
         // From here on a throw releases self, and the link closes its socket.
-        try logIn(url)
+        probeReply = try logIn(url, probe: probe)
     }
 
     /// True once an I/O or protocol failure made this connection unusable.
@@ -44,7 +49,7 @@ final class RedisConnection {
 
     // MARK: - Private
 
-    private func logIn(_ url: RedisURL) throws(StoreError) {
+    private func logIn(_ url: RedisURL, probe: [[UInt8]]?) throws(StoreError) -> RedisValue? {
         var commands: [[[UInt8]]] = []
         if let password = url.password {
             if let username = url.username {
@@ -56,17 +61,22 @@ final class RedisConnection {
         if url.database != 0 {
             commands.append([Array("SELECT".utf8), Array(String(url.database).utf8)])
         }
-        if commands.isEmpty {
-            guard url.usesTLS else { return }
+        if let probe {
+            commands.append(probe)
+        } else if commands.isEmpty {
+            guard url.usesTLS else { return nil }
             commands.append([Array("PING".utf8)])
         }
-        for reply in try pipeline(commands) {
+        var replies = try pipeline(commands)
+        let probeReply = probe == nil ? nil : replies.popLast()
+        for reply in replies {
             if case .error(let message) = reply {
                 // A refused login or a missing database will not fix itself: exit 78, not 75.
                 throw StoreError.fromServer(message, code: reply.errorCode ?? "", during: "Redis at \(address): log in",
                                             otherwise: .invalidConfiguration)
             }
         }
+        return probeReply
     }
 
     /// hiredis (and OpenSSL's socket BIO) write with write(2), which raises SIGPIPE once the server has gone, and the

@@ -189,7 +189,7 @@ extension RedisScript {
     /// Ready plus leased-or-backing-off jobs, counted in one atomic step.
     static let pendingCount = RedisScript(name: "pendingCount", source: """
         return redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[4])
-        """)
+        """, writes: false)
 
     /// The enqueue ms of the oldest pending job, false when none. Entries whose job is gone
     /// or dead (left by an older build's acknowledge, which did not know {q}:enqueued) are
@@ -203,5 +203,5 @@ extension RedisScript {
           end
           redis.call('ZREM', KEYS[7], head[1])
         end
-        """)
+        """, writes: false)
 }

@@ -54,7 +54,7 @@ extension RedisScript {
           start = stop + 1
         end
         return out
-        """)
+        """, writes: false)
 
     /// ARGV[1] recorded before (ms), ARGV[2] limit (positive). Removes from the oldest on
     /// while recordedAt is before the cutoff; returns how many went. Their ids are forgotten;

@@ -7,10 +7,13 @@ struct RedisScript: Sendable {
     let source: String
     /// What Redis names the script: the SHA-1 of its text.
     let sha1: String
+    /// False for scripts that only read: on a cluster a write waits for a replica.
+    let writes: Bool
 
-    init(name: String, source: String) {
+    init(name: String, source: String, writes: Bool = true) {
         self.name = name
         self.source = source
+        self.writes = writes
         self.sha1 = SHA1.hexDigest(Array(source.utf8))
     }
 }

@@ -49,14 +49,17 @@ import Synchronization
 /// throws `.failed` rather than write two slots non-atomically. Lease and backoff times are
 /// the Redis server's clock, so every host agrees; lease tokens are 128 random bits in hex.
 ///
-/// One connection per store, used under a lock: safe to share between threads, one command
-/// at a time.
+/// A URL naming any node of a Redis Cluster (database 0) works too: `RedisRouter` finds the
+/// cluster, sends each command to its slot's primary, follows MOVED and ASK, waits out a
+/// failover for `failoverWait`, and waits for a replica after each write. Each of the
+/// layout's atomic steps touches keys of one hash tag, so no step crosses slots; customers'
+/// keys carry their own ids, so they spread over the slots.
+///
+/// One connection per server, used under a lock: safe to share between threads, one
+/// command at a time.
 public final class RedisStore: KeyValueStore, Sendable {
-    private let url: RedisURL
-    private let timeout: Duration
-    private let tls: TLSClientOptions
-    /// nil after a failure closed it: the next call connects again.
-    private let connection: Mutex<RedisConnection?>
+    /// The one server, or the cluster's nodes, and which command goes where.
+    private let router: Mutex<RedisRouter>
 
     /// Connects (and logs in, and selects the database) now, so a wrong URL or password is
     /// reported when the store is built rather than at the first request.
@@ -64,7 +67,10 @@ public final class RedisStore: KeyValueStore, Sendable {
     ///   - tls: the CA file and client certificate for `rediss://`; refused with `redis://`,
     ///     whose plaintext would ignore them.
     ///   - timeout: the bound on connecting (and the TLS handshake) and on every command.
-    public init(url: String, tls: TLSClientOptions = TLSClientOptions(), timeout: Duration = .seconds(2)) throws(StoreError) {
+    ///   - failoverWait: on a Redis Cluster, how long a command not yet sent waits for a
+    ///     failover (an unreachable primary, CLUSTERDOWN) before it is `.unavailable`.
+    public init(url: String, tls: TLSClientOptions = TLSClientOptions(), timeout: Duration = .seconds(2),
+                failoverWait: Duration = .seconds(5)) throws(StoreError) {
         guard timeout > .zero else {
             throw StoreError(.invalidConfiguration, "Redis timeout must be positive")
         }
@@ -72,11 +78,11 @@ public final class RedisStore: KeyValueStore, Sendable {
         guard parsed.usesTLS || tls.isDefault else {
             throw StoreError(.invalidConfiguration, "Redis: TLS files are set but the URL is redis:// (plaintext); use rediss://")
         }
-        self.url = parsed
-        self.timeout = timeout
-        self.tls = tls
-        connection = Mutex(try RedisConnection(parsed, tls: tls, timeout: timeout))
+        router = Mutex(try RedisRouter(url: parsed, tls: tls, timeout: timeout, failoverWait: failoverWait))
     }
+
+    /// True when `STORE_URL` named a node of a Redis Cluster (see `RedisRouter`).
+    public var isCluster: Bool { router.withLock { $0.isCluster } }
 
     // MARK: Values
 
@@ -133,13 +139,18 @@ public final class RedisStore: KeyValueStore, Sendable {
 
     // MARK: - Running commands
 
-    /// Runs one command; an error reply is thrown, classified by its code.
+    /// Runs one command; an error reply is thrown, classified by its code. On a cluster the
+    /// command goes to the primary of its key (`arguments[1]`: every command this adapter
+    /// sends names its key first, and a command of several keys names keys of one hash tag),
+    /// except those about a server rather than a key, which go to any node.
     func run(_ arguments: [String], _ operation: String) throws(StoreError) -> RedisValue {
         try run(arguments.map { Array($0.utf8) }, operation)
     }
 
     func run(_ arguments: [[UInt8]], _ operation: String) throws(StoreError) -> RedisValue {
-        let reply = try send(arguments)
+        let name = arguments.first.map { String(decoding: $0, as: UTF8.self).uppercased() } ?? ""
+        let key = Self.keyless.contains(name) || arguments.count < 2 ? nil : String(decoding: arguments[1], as: UTF8.self)
+        let reply = try send(arguments, key: key, writes: Self.writing.contains(name))
         if case .error(let message) = reply {
             throw StoreError.fromServer(message, code: reply.errorCode ?? "", during: operation)
         }
@@ -147,12 +158,13 @@ public final class RedisStore: KeyValueStore, Sendable {
     }
 
     /// Runs a script by its SHA-1, sending its text only when the server does not have it
-    /// (first use after a restart or SCRIPT FLUSH).
+    /// (first use after a restart or SCRIPT FLUSH). On a cluster it runs on the primary of
+    /// its first key; all its keys share that key's hash tag.
     func evaluate(_ script: RedisScript, keys: [String], arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
         let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
-        var reply = try send([Array("EVALSHA".utf8), Array(script.sha1.utf8)] + tail)
+        var reply = try send([Array("EVALSHA".utf8), Array(script.sha1.utf8)] + tail, key: keys.first, writes: script.writes)
         if reply.errorCode == "NOSCRIPT" {
-            reply = try send([Array("EVAL".utf8), Array(script.source.utf8)] + tail)
+            reply = try send([Array("EVAL".utf8), Array(script.source.utf8)] + tail, key: keys.first, writes: script.writes)
         }
         if case .error(let message) = reply {
             throw StoreError.fromServer(message, code: reply.errorCode ?? "", during: script.name)
@@ -160,23 +172,32 @@ public final class RedisStore: KeyValueStore, Sendable {
         return reply
     }
 
-    /// One command on the store's connection, connecting first when there is none. A
-    /// failed connection is dropped at once, closing its socket.
-    private func send(_ arguments: [[UInt8]]) throws(StoreError) -> RedisValue {
-        try connection.withLock { (connection: inout sending RedisConnection?) throws(StoreError) -> RedisValue in
-            if connection?.isBroken ?? true {
-                connection = nil
-                connection = try RedisConnection(url, tls: tls, timeout: timeout)
+    /// Runs a command that is about a server, not a key (INFO, CONFIG GET), on the one
+    /// server or on every primary of a cluster; error replies are thrown.
+    func runOnEveryPrimary(_ arguments: [String], _ operation: String) throws(StoreError) -> [(node: String, reply: RedisValue)] {
+        let replies = try router.withLock { (router: inout RedisRouter) throws(StoreError) -> [(node: String, reply: RedisValue)] in
+            try router.sendToEveryPrimary(arguments.map { Array($0.utf8) })
+        }
+        for (node, reply) in replies {
+            if case .error(let message) = reply {
+                throw StoreError.fromServer(message, code: reply.errorCode ?? "", during: "\(operation) at \(node)")
             }
-            guard let live = connection else {
-                throw StoreError(.unavailable, "Redis: no connection")
-            }
-            do throws(StoreError) {
-                return try live.command(arguments)
-            } catch {
-                if live.isBroken { connection = nil }
-                throw error
-            }
+        }
+        return replies
+    }
+
+    /// Commands of this adapter that change data: on a cluster they wait for a replica.
+    private static let writing: Set<String> = ["DEL", "SADD", "SREM", "SET", "HSET", "HDEL", "ZADD", "ZREM", "PEXPIRE",
+                                               "PEXPIREAT", "PERSIST", "INCR", "INCRBY", "RPUSH", "LPUSH"]
+    /// Commands about a server rather than a key.
+    private static let keyless: Set<String> = ["PING", "INFO", "CONFIG", "CLUSTER", "SCAN", "DBSIZE", "TIME", "WAIT",
+                                               "SCRIPT", "FLUSHDB"]
+
+    /// One command through the router (which connects when it must, and on a cluster
+    /// finds the node); its reply, an error reply as a value.
+    private func send(_ arguments: [[UInt8]], key: String?, writes: Bool) throws(StoreError) -> RedisValue {
+        try router.withLock { (router: inout RedisRouter) throws(StoreError) -> RedisValue in
+            try router.send(arguments, key: key, writes: writes)
         }
     }
 

@@ -250,18 +250,23 @@ public final class RedisTestServer: @unchecked Sendable {
     /// else's server that took the port first, while ours is still failing to bind.
     private func waitForPing(_ child: SpawnedProcess) throws {
         let deadline = Date().addingTimeInterval(30)
+        var listened = false
+        var lastAnswer: String? = nil
+        var tries = 0
         while Date() < deadline {
             if let ended = child.poll() {
                 lock.withLock { process = nil }
                 throw Failure("redis-server ended (\(ended)) at start on port \(port):\n\(log)")
             }
-            if child.listens(onPort: port), let answer = Self.rawCommand("PING\r\n", port: port),
-               answer.hasPrefix("+PONG") || answer.hasPrefix("-NOAUTH") {
-                return
+            tries += 1
+            listened = child.listens(onPort: port)
+            if listened {
+                lastAnswer = Self.rawCommand("PING\r\n", port: port)
+                if let answer = lastAnswer, answer.hasPrefix("+PONG") || answer.hasPrefix("-NOAUTH") { return }
             }
             usleep(10_000)
         }
-        throw Failure("redis-server did not answer PING on port \(port) within 30 s:\n\(log)")
+        throw Failure("redis-server did not answer PING on port \(port) within 30 s (\(tries) tries, listening seen: \(listened), last answer: \(lastAnswer ?? "none")):\n\(log)")
     }
 
     /// Sends raw RESP text and returns the first answer; nil when nothing answers.
@@ -284,6 +289,67 @@ public final class RedisTestServer: @unchecked Sendable {
         let count = recv(descriptor, &buffer, buffer.count, 0)
         guard count > 0 else { return nil }
         return String(decoding: buffer[..<count], as: UTF8.self)
+    }
+
+    /// Sends one raw RESP command whose answer is a bulk string (INFO, CLUSTER NODES,
+    /// CLUSTER INFO) and returns that string whole, reading until its announced length has
+    /// come; nil when nothing (or an error) answers.
+    public static func bulkCommand(_ text: String, port: Int) -> String? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var limit = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        let bytes = Array((text + "\r\n").utf8)
+        guard send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while received.count < 1 << 22 {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            received += buffer[..<count]
+            guard received.first == UInt8(ascii: "$") else { return nil }
+            guard let lineEnd = received.firstIndex(of: UInt8(ascii: "\n")),
+                  let length = Int(String(decoding: received[1..<max(1, lineEnd - 1)], as: UTF8.self)), length >= 0 else { continue }
+            if received.count >= lineEnd + 1 + length {
+                return String(decoding: received[(lineEnd + 1)..<(lineEnd + 1 + length)], as: UTF8.self)
+            }
+        }
+        return nil
+    }
+
+    /// Sends raw RESP text and returns everything that came back until the server was quiet
+    /// for `quiet` seconds (for an answer of any shape and size, such as CLUSTER SLOTS).
+    public static func wholeAnswer(_ text: String, port: Int, quiet: Double = 0.05) -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var address = loopback(port: port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return "" }
+        let bytes = Array(text.utf8)
+        guard send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return "" }
+        var limit = timeval(tv_sec: 0, tv_usec: Int(quiet * 1_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while received.count < 1 << 22 {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            received += buffer[..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 
     /// A port nobody listens on right now: bind port 0, read what the kernel chose, close.

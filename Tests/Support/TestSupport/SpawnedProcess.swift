@@ -130,7 +130,7 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// (other test processes on the machine pick free ports too).
     public func listens(onPort port: Int) -> Bool {
         guard poll() == nil else { return false }
-        let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+        let table = Self.wholeProcFile("/proc/net/tcp")
         let portHex = String(format: ":%04X", port)
         var inodes: Set<String> = []
         for line in table.split(separator: "\n").dropFirst() {
@@ -147,6 +147,25 @@ public final class SpawnedProcess: @unchecked Sendable {
             if inodes.contains(String(target.dropFirst("socket:[".count).dropLast())) { return true }
         }
         return false
+    }
+
+    /// A /proc file read to its end. Foundation's `String(contentsOfFile:)` trusts the size
+    /// `stat` reports, which is 0 for these files, and returns what one read gave: the first
+    /// page of /proc/net/tcp. With a few dozen sockets open a server's listening line came
+    /// later, so a server that was up was never seen listening (a 30 s wait, then a failure).
+    static func wholeProcFile(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return "" }
+        defer { close(descriptor) }
+        var contents: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            contents += buffer[..<count]
+        }
+        return String(decoding: contents, as: UTF8.self)
     }
 
     /// SIGKILL, then reaps it: when this returns the process is gone.
