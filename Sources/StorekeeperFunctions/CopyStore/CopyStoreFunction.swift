@@ -21,7 +21,7 @@ public final class CopyStoreFunction: TypedFunction {
               last page, adding no job or log entry twice. An item the target already holds alike is skipped,
               an expired value not copied; a leased job is copied as ready when its lease ends.
               verify: only compares the two stores, both ways (an item only in the target is a difference too),
-              writing nothing.
+              writing nothing (a missing SQLite target is created empty).
               A store that functions write meanwhile is not copied as of one moment: stop its writers, or run
               again until the verification passes.
             """,
