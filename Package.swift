@@ -44,6 +44,7 @@ let functionNames = [
     "metrics",
     "dashboard",
     "backup-store",
+    "copy-store",
     "doctor",
 ]
 

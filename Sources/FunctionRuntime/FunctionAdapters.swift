@@ -16,6 +16,9 @@ public protocol FunctionAdapters: AnyObject {
     /// The store's health (`doctor`), read without writing: the store opened for this alone,
     /// never migrated or marked. Throws `StoreError` when it cannot be reached.
     func storeHealth() throws -> StoreHealth
+    /// A store other than STORE_URL's (copy-store's target), opened now as it is: never
+    /// migrated or marked, since the copy brings the source's mark. Throws `StoreError`.
+    func otherStore(_ location: StoreLocation) throws -> any StoreContents
 }
 
 extension FunctionAdapters {
@@ -26,6 +29,11 @@ extension FunctionAdapters {
             throw StoreError(.invalidConfiguration, "this process's store cannot report its health")
         }
         return try store.health()
+    }
+
+    /// Compositions with one store only (the runtime's own tests, in-process stores).
+    public func otherStore(_ location: StoreLocation) throws -> any StoreContents {
+        throw StoreError(.invalidConfiguration, "this process was composed with one store only")
     }
 }
 

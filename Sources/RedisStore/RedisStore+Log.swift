@@ -89,7 +89,7 @@ extension RedisStore {
 
     /// "<streamVersion> <recordedAt> <idLength> <id><stream>": the id's length in bytes
     /// says where the stream starts, so both may hold any bytes, spaces included.
-    private static func logMeta(id: String, stream: String?, streamVersion: Int64, recordedAt: Int64) -> [UInt8] {
+    static func logMeta(id: String, stream: String?, streamVersion: Int64, recordedAt: Int64) -> [UInt8] {
         Array("\(streamVersion) \(recordedAt) \(id.utf8.count) ".utf8) + Array(id.utf8) + Array((stream ?? "").utf8)
     }
 

@@ -142,4 +142,68 @@ enum SQLiteQuery: String {
         """
     /// ?1 log, ?2 the last sequence to remove.
     case trimLog = "DELETE FROM log_entries WHERE log = ?1 AND sequence <= ?2"
+
+    // MARK: Copies (copy-store: StoreContents)
+
+    /// A deferred transaction: one read snapshot for a page of a walk, no write lock.
+    case beginRead = "BEGIN"
+    /// ?1 after rowid, ?2 now, ?3 limit → rowid, key, value, expires_at. By rowid: a range of
+    /// the table's own b-tree, so a page costs its rows whatever the table's size.
+    case walkValues = """
+        SELECT rowid, key, value, expires_at FROM kv
+        WHERE rowid > ?1 AND (expires_at IS NULL OR expires_at > ?2) ORDER BY rowid LIMIT ?3
+        """
+    /// ?1 after key, ?2 after member, ?3 limit → key, member (a range of the primary key).
+    case walkMembers = """
+        SELECT key, member FROM set_members WHERE (key, member) > (?1, ?2) ORDER BY key, member LIMIT ?3
+        """
+    /// ?1 after rowid, ?2 limit → rowid, queue, id, payload, priority, visible_at, attempts,
+    /// max_attempts, state, enqueued_at: in enqueue order, so a copy keeps each queue's order.
+    case walkJobs = """
+        SELECT rowid, queue, id, payload, priority, visible_at, attempts, max_attempts, state, enqueued_at FROM jobs
+        WHERE rowid > ?1 ORDER BY rowid LIMIT ?2
+        """
+    /// ?1 after log, ?2 limit → log, last sequence, first sequence kept (NULL when none).
+    case walkLogs = """
+        SELECT log, last_sequence, (SELECT min(sequence) FROM log_entries WHERE log_entries.log = log_sequences.log)
+        FROM log_sequences WHERE log > ?1 ORDER BY log LIMIT ?2
+        """
+    /// ?1 after log, ?2 after stream, ?3 limit → log, stream, version.
+    case walkStreams = """
+        SELECT log, stream, version FROM log_streams WHERE (log, stream) > (?1, ?2) ORDER BY log, stream LIMIT ?3
+        """
+    /// ?1 after log, ?2 after sequence, ?3 limit → log, sequence, id, stream, stream_version, recorded_at, bytes.
+    case walkEntries = """
+        SELECT log, sequence, id, stream, stream_version, recorded_at, bytes FROM log_entries
+        WHERE (log, sequence) > (?1, ?2) ORDER BY log, sequence LIMIT ?3
+        """
+    /// ?1 key, ?2 now → value, expires_at.
+    case expiringValue = """
+        SELECT value, expires_at FROM kv WHERE key = ?1 AND (expires_at IS NULL OR expires_at > ?2)
+        """
+    /// ?1 key, ?2 member → a row when the set holds it.
+    case isMember = "SELECT 1 FROM set_members WHERE key = ?1 AND member = ?2"
+    /// ?1 queue, ?2 id → payload, priority, visible_at, attempts, max_attempts, state, enqueued_at.
+    case job = """
+        SELECT payload, priority, visible_at, attempts, max_attempts, state, enqueued_at FROM jobs WHERE queue = ?1 AND id = ?2
+        """
+    /// ?1 queue, ?2 id, ?3 payload, ?4 priority, ?5 visible_at, ?6 attempts, ?7 max_attempts,
+    /// ?8 state, ?9 enqueued_at. A job of that id is replaced in place (its rowid, so its
+    /// place in line, kept); never with a lease.
+    case putJob = """
+        INSERT INTO jobs (queue, id, payload, priority, visible_at, attempts, max_attempts, lease_token, state, enqueued_at)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL, ?8, ?9)
+        ON CONFLICT (queue, id) DO UPDATE SET payload = excluded.payload, priority = excluded.priority,
+            visible_at = excluded.visible_at, attempts = excluded.attempts, max_attempts = excluded.max_attempts,
+            lease_token = NULL, state = excluded.state, enqueued_at = excluded.enqueued_at
+        """
+    /// ?1 log, ?2 a sequence the log must have reached (never lowered).
+    case raiseLogSequence = """
+        INSERT INTO log_sequences (log, last_sequence) VALUES (?1, ?2)
+        ON CONFLICT (log) DO UPDATE SET last_sequence = max(last_sequence, excluded.last_sequence)
+        """
+    /// ?1 log, ?2 the first sequence kept.
+    case trimLogBelow = "DELETE FROM log_entries WHERE log = ?1 AND sequence < ?2"
+    /// ?1 log, ?2 sequence → id.
+    case logEntryIdAt = "SELECT id FROM log_entries WHERE log = ?1 AND sequence = ?2"
 }

@@ -55,6 +55,17 @@ public final class Adapters: FunctionAdapters {
         }
     }
 
+    /// copy-store's target: SQLite (created when missing), or Redis over plaintext or TLS
+    /// verified against the system's CAs (STORE_TLS_* belong to STORE_URL's server). Not
+    /// `StoreLayout.prepare`d: the copy writes the source's layout mark, and a verification
+    /// writes nothing.
+    public func otherStore(_ location: StoreLocation) throws -> any StoreContents {
+        switch location {
+        case .sqlite(let path): try SQLiteStore(path: path)
+        case .redis(let url): try RedisStore(url: url)
+        }
+    }
+
     /// A store written before several apps were supported belongs to the app the one-app
     /// settings name, or else to the catalog's first app. Read raw, not through their
     /// settings: a function that declares neither variable still migrates the store correctly.

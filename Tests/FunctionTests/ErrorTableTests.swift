@@ -53,6 +53,7 @@ import Testing
         add(OfferErrorKind.self)
         add(ConsumptionErrorKind.self)
         add(BackupErrorKind.self)
+        add(CopyErrorKind.self)
         for entry in AppStoreAPIErrorCode.all { add(entry.name, entry.disposition) }
         for (code, disposition) in patterns { add(code, disposition) }
         return rows

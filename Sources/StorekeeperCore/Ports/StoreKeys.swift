@@ -74,6 +74,7 @@ import OpenSSLCrypto
 /// | `metrics:reconcile:<bundleId>` | reconciliation corrections by kind since counting began (`CorrectionCounts`) | — | reconcile, after each run |
 /// | `metrics:reconcile:<bundleId>:<yyyy-mm-dd>` | the day's corrections by kind (`CorrectionCounts`) | 92 days | reconcile |
 /// | `recovery:runs` | set of `<bundleId>/<environment>`: every app and environment recover-notifications ran for | — | recover-notifications |
+/// | `copy-store:progress` | where an unfinished copy-store pass stands in the TARGET store: the source's identity (a digest of its location), the walk's cursor, the counts so far (`StoreCopier`); never copied or compared, removed once the pass is over | 7 days | copy-store |
 /// | `recovery:runs:<bundleId>:<environment>` | the last 30 runs of recover-notifications, oldest first: window, end, complete or not, the report with Apple's first send attempt results (`RecoveryRunHistory`) | — | recover-notifications, once at the end of each run |
 ///
 /// Account deletion removes `user:<userId>:account`, `:sessions`, `:apple-token`, the
@@ -85,6 +86,9 @@ import OpenSSLCrypto
 public enum StoreKeys {
     /// The store's layout version (`StoreLayout`).
     public static let layoutVersion = "storekeeper:layout"
+
+    /// copy-store's progress, in the store copied into (`StoreCopier`).
+    public static let copyProgress = "copy-store:progress"
 
     // MARK: Events (issue 15)
 

@@ -54,7 +54,7 @@ extension BackupStoreFunction {
             throw BackupError(.storeNotSQLite, """
                 backup-store copies the SQLite store only; STORE_URL names a Redis server, which keeps itself: \
                 its append-only file (appendonly yes, appendfsync everysec) and RDB snapshots (copy dump.rdb off the \
-                machine), see infra/redis/redis.conf; copy-store, once it exists, moves the keys into an SQLite store
+                machine), see infra/redis/redis.conf; copy-store moves its keys into an SQLite store
                 """)
         }
     }

@@ -5,7 +5,7 @@ import FunctionRuntime
 /// file and in `RuntimeSettings`. Descriptors list uses of these declarations; `--help`,
 /// each function.json and the README's settings table are checked against `all`.
 public enum StorekeeperSettings {
-    public static let all: [SettingDeclaration] = RuntimeSettings.all + appStore + appStoreAPI + offers + receipts + signInWithApple + jobs + webhooks + backups + [
+    public static let all: [SettingDeclaration] = RuntimeSettings.all + appStore + appStoreAPI + offers + receipts + signInWithApple + jobs + webhooks + backups + copies + [
         eventRetentionDays.declaration, simulatePKIDirectory.declaration, dashboardQuietHours.declaration,
     ]
 

@@ -277,3 +277,133 @@ public final class MemoryStore: KeyValueStore, @unchecked Sendable {
         }
     }
 }
+
+/// The walk and the writes copy-store uses (`StoreContents`), so a real store can be copied
+/// into memory and back in process. The walk lists every item in order (values, sets, queues,
+/// logs, each by name) and pages by position in that list: a test double, not for large stores.
+extension MemoryStore: StoreContents {
+    private var nowMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    private static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    public func contents(after cursor: String?, limit: Int) throws(StoreError) -> StoreContentsPage {
+        let start = cursor.flatMap(Int.init) ?? 0
+        let items = lock.withLock { allItems() }
+        let end = min(items.count, start + max(limit, 1))
+        return StoreContentsPage(items: Array(items[min(start, end)..<end]), next: end < items.count ? String(end) : nil)
+    }
+
+    /// Every item, in the walk's order; the caller holds the lock.
+    private func allItems() -> [StoreItem] {
+        var items: [StoreItem] = []
+        for key in values.keys.sorted() {
+            guard let value = live(key) else { continue }
+            items.append(.value(key: key, bytes: value.bytes, expiresAt: value.expires.map(Self.milliseconds)))
+        }
+        for key in sets.keys.sorted() {
+            let members = (sets[key] ?? []).sorted()
+            for start in stride(from: 0, to: members.count, by: 100) {
+                items.append(.setMembers(key: key, members: Array(members[start..<min(start + 100, members.count)])))
+            }
+        }
+        for queue in queues.keys.sorted() {
+            for entry in (queues[queue] ?? [:]).values.sorted(by: { $0.order < $1.order }) {
+                items.append(.job(queue: queue, job: storeJob(entry)))
+            }
+        }
+        for name in logs.keys.sorted() {
+            guard let log = logs[name] else { continue }
+            items.append(.logBounds(log: name, bounds: LogBounds(first: log.entries.first?.sequence, last: log.last)))
+            let streams = log.streams.keys.sorted().map { LogStreamVersion(stream: $0, version: log.streams[$0] ?? 0) }
+            for start in stride(from: 0, to: streams.count, by: 100) {
+                items.append(.logStreams(log: name, versions: Array(streams[start..<min(start + 100, streams.count)])))
+            }
+            for start in stride(from: 0, to: log.entries.count, by: 100) {
+                items.append(.logEntries(log: name, entries: Array(log.entries[start..<min(start + 100, log.entries.count)])))
+            }
+        }
+        return items
+    }
+
+    private func storeJob(_ entry: QueueEntry) -> StoreJob {
+        let now = Date()
+        let state: StoreJob.State = switch entry.state {
+        case .ready(let at): .ready(at: at > now ? Self.milliseconds(at) : nil)
+        case .leased(let until, _): .leased(until: Self.milliseconds(until))
+        case .dead: .dead
+        }
+        return StoreJob(job: entry.job, attempts: entry.attempts, state: state, enqueuedAt: Self.milliseconds(entry.enqueuedAt))
+    }
+
+    public func expiringValue(_ key: String) throws(StoreError) -> ExpiringValue? {
+        lock.withLock { live(key).map { ExpiringValue(bytes: $0.bytes, expiresAt: $0.expires.map(Self.milliseconds)) } }
+    }
+
+    public func missingMembers(of key: String, among members: [String]) throws(StoreError) -> [String] {
+        lock.withLock { members.filter { !(sets[key]?.contains($0) ?? false) } }
+    }
+
+    public func job(_ id: String, in queue: String) throws(StoreError) -> StoreJob? {
+        lock.withLock { queues[queue]?[id].map(storeJob) }
+    }
+
+    public func putJob(_ job: StoreJob, on queue: String) throws(StoreError) {
+        try write(queue)
+        lock.withLock {
+            let date = { (ms: Int64) in Date(timeIntervalSince1970: Double(ms) / 1000) }
+            let state: QueueEntry.State = switch job.state {
+            case .ready(let at): .ready(at: at.map(date) ?? Date())
+            case .leased(let until): .ready(at: date(until))
+            case .dead: .dead(order: nextSequence())
+            }
+            let order = queues[queue]?[job.job.id]?.order ?? nextSequence()
+            queues[queue, default: [:]][job.job.id] = QueueEntry(job: job.job, order: order, attempts: job.attempts, state: state,
+                                                                  enqueuedAt: job.enqueuedAt.map(date) ?? Date())
+        }
+    }
+
+    public func putLogBounds(_ log: String, _ bounds: LogBounds) throws(StoreError) {
+        try write(log)
+        lock.withLock {
+            var state = logs[log] ?? MemoryLog()
+            state.last = max(state.last, bounds.last)
+            let first = bounds.first ?? bounds.last + 1
+            for entry in state.entries where entry.sequence < first { state.ids[entry.id] = nil }
+            state.entries.removeAll { $0.sequence < first }
+            logs[log] = state
+        }
+    }
+
+    public func putLogStreams(_ log: String, _ versions: [LogStreamVersion]) throws(StoreError) {
+        try write(log)
+        lock.withLock {
+            var state = logs[log] ?? MemoryLog()
+            for version in versions { state.streams[version.stream] = version.version }
+            logs[log] = state
+        }
+    }
+
+    public func putLogEntries(_ log: String, _ entries: [LogEntry]) throws(StoreError) -> Int {
+        try write(log)
+        return try lock.withLock { () -> Result<Int, StoreError> in
+            var state = logs[log] ?? MemoryLog()
+            var written = 0
+            for entry in entries {
+                if let known = state.ids[entry.id] {
+                    guard known == entry.sequence else { return .failure(StoreError(.failed, "log \(log) holds \(entry.id) at \(known)")) }
+                    continue
+                }
+                guard !state.entries.contains(where: { $0.sequence == entry.sequence }) else {
+                    return .failure(StoreError(.failed, "log \(log) holds another entry at \(entry.sequence)"))
+                }
+                state.entries.append(entry)
+                state.ids[entry.id] = entry.sequence
+                state.last = max(state.last, entry.sequence)
+                written += 1
+            }
+            state.entries.sort { $0.sequence < $1.sequence }
+            logs[log] = state
+            return .success(written)
+        }.get()
+    }
+}

@@ -1,0 +1,5 @@
+import FunctionRuntime
+import StorekeeperComposition
+import StorekeeperFunctions
+
+FunctionMain.run(CopyStoreFunction.self, adapters: Adapters.init(environment:))
