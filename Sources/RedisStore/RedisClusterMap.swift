@@ -51,6 +51,19 @@ struct RedisClusterMap: Equatable {
         }
     }
 
+    /// The primaries by the first slot each serves: the same order in every process and
+    /// after a failover (a promoted replica serves its primary's slots), so a walk of every
+    /// primary (copy-store's SCAN) can stop in one process and go on in another.
+    var primariesInSlotOrder: [Node] {
+        var seen: Set<Int> = []
+        var ordered: [Node] = []
+        for owner in owners {
+            guard let owner, seen.insert(owner).inserted else { continue }
+            ordered.append(primaries[owner])
+        }
+        return ordered
+    }
+
     func primary(serving slot: Int) -> Node? {
         owners[slot].map { primaries[$0] }
     }

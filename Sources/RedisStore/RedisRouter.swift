@@ -113,6 +113,19 @@ struct RedisRouter {
         return replies
     }
 
+    /// Runs a command about a server (SCAN) on the `index`th primary in slot order (the one
+    /// server: index 0), and says how many primaries there are. Nil reply: no such primary.
+    mutating func sendToPrimary(at index: Int, _ command: [[UInt8]]) throws(StoreError) -> (reply: RedisValue?, primaries: Int) {
+        guard case .cluster(var cluster) = topology else {
+            return (index == 0 ? try send(command, key: nil, writes: false) : nil, 1)
+        }
+        topology = .single(nil)
+        defer { topology = .cluster(cluster) }
+        let ordered = cluster.map.primariesInSlotOrder
+        guard index < ordered.count else { return (nil, ordered.count) }
+        return (try Self.exchange([command], on: ordered[index], &cluster, url: url, tls: tls, timeout: timeout)[0], ordered.count)
+    }
+
     // MARK: - One server
 
     private mutating func sendToSingle(_ command: [[UInt8]], _ current: RedisConnection?) throws(StoreError) -> RedisValue {

@@ -3,8 +3,9 @@ import StorekeeperCore
 
 /// copy-store's walk and writes (`StoreContents`) over the layout in `RedisStore`'s table.
 /// The walk is one method, `contents(after:limit:)`, over SCAN (never KEYS: the server never
-/// builds the whole key list, and answers other clients between batches), so it can later run
-/// once per primary of a Redis Cluster. Queues and logs are read back as logical jobs and
+/// builds the whole key list, and answers other clients between batches), run on each primary
+/// of a Redis Cluster in turn (a primary's SCAN sees its own keys only). Do not reshard a
+/// cluster during a copy: a slot moved mid-walk may be walked twice or not at all. Queues and logs are read back as logical jobs and
 /// entries, not as raw keys, so an SQLite store can take them in.
 extension RedisStore: StoreContents {
     public func contents(after cursor: String?, limit: Int) throws(StoreError) -> StoreContentsPage {
@@ -12,7 +13,10 @@ extension RedisStore: StoreContents {
         var items: [StoreItem] = []
         let limit = max(limit, 1)
         while true {
-            let (next, batch) = try scan(walk.scan)
+            guard let (next, batch) = try scan(walk.scan, onPrimary: walk.node ?? 0) else {
+                // Past the last primary: every node was walked.
+                return StoreContentsPage(items: items, next: nil)
+            }
             for key in batch where walk.key.map({ !key.utf8.lexicographicallyPrecedes($0.utf8) }) ?? true {
                 if walk.key != key { walk = walk.at(key, part: 0, sub: "") }
                 while try emit(key, &walk, room: limit - items.count, into: &items) {
@@ -26,9 +30,15 @@ extension RedisStore: StoreContents {
                     return StoreContentsPage(items: items, next: walk.at(following, part: 0, sub: "").encoded)
                 }
             }
-            guard next != "0" else { return StoreContentsPage(items: items, next: nil) }
+            let node = walk.node ?? 0
             walk = RedisWalk()
-            walk.scan = next
+            if next == "0" {
+                // This server's keys are done; a cluster's next primary follows.
+                walk.node = node + 1
+            } else {
+                walk.node = node == 0 ? nil : node
+                walk.scan = next
+            }
             if items.count >= limit { return StoreContentsPage(items: items, next: walk.encoded) }
         }
     }
@@ -239,19 +249,26 @@ extension RedisStore {
         return false
     }
 
-    /// One SCAN batch: the next cursor and the keys, in byte order.
-    private func scan(_ cursor: String) throws(StoreError) -> (String, [String]) {
-        let (next, keys) = try scanCollection(["SCAN", cursor, "COUNT", String(RedisWalk.batch)], "SCAN")
+    /// One SCAN batch of the `primary`th primary (the one server: 0): the next cursor and the
+    /// keys, in byte order; nil past the last primary.
+    private func scan(_ cursor: String, onPrimary primary: Int) throws(StoreError) -> (String, [String])? {
+        guard let reply = try runOnPrimary(at: primary, ["SCAN", cursor, "COUNT", String(RedisWalk.batch)], "SCAN") else {
+            return nil
+        }
+        let (next, keys) = try Self.scanReply(reply, "SCAN")
         return (next, keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
     /// A SCAN-family reply: { next cursor, [elements] } (SSCAN of a missing key is empty).
     private func scanCollection(_ command: [String], _ operation: String) throws(StoreError) -> (String, [String]) {
-        let reply = try run(command + ["COUNT", String(RedisWalk.batch)].suffix(command.first == "SCAN" ? 0 : 2), operation)
+        try Self.scanReply(run(command + ["COUNT", String(RedisWalk.batch)], operation), operation)
+    }
+
+    private static func scanReply(_ reply: RedisValue, _ operation: String) throws(StoreError) -> (String, [String]) {
         guard case .array(let parts) = reply, parts.count == 2, case .string(let next) = parts[0] else {
-            throw Self.unexpected(reply, operation)
+            throw unexpected(reply, operation)
         }
-        return (String(decoding: next, as: UTF8.self), try Self.strings(parts[1], operation))
+        return (String(decoding: next, as: UTF8.self), try strings(parts[1], operation))
     }
 
     /// PTTL's answer as an absolute time by this machine's wall clock (the copy's clock), so

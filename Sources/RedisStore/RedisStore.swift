@@ -186,6 +186,18 @@ public final class RedisStore: KeyValueStore, Sendable {
         return replies
     }
 
+    /// Runs a command about a server (SCAN) on the `index`th primary of a cluster in slot
+    /// order, or on the one server (index 0); nil past the last. Error replies are thrown.
+    func runOnPrimary(at index: Int, _ arguments: [String], _ operation: String) throws(StoreError) -> RedisValue? {
+        let (reply, _) = try router.withLock { (router: inout RedisRouter) throws(StoreError) -> (reply: RedisValue?, primaries: Int) in
+            try router.sendToPrimary(at: index, arguments.map { Array($0.utf8) })
+        }
+        if let reply, case .error(let message) = reply {
+            throw StoreError.fromServer(message, code: reply.errorCode ?? "", during: operation)
+        }
+        return reply
+    }
+
     /// Commands of this adapter that change data: on a cluster they wait for a replica.
     private static let writing: Set<String> = ["DEL", "SADD", "SREM", "SET", "HSET", "HDEL", "ZADD", "ZREM", "PEXPIRE",
                                                "PEXPIREAT", "PERSIST", "INCR", "INCRBY", "RPUSH", "LPUSH"]

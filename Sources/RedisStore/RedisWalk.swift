@@ -8,6 +8,9 @@ import StorekeeperCore
 /// returning every key that stayed the whole time at least once (a key twice is harmless:
 /// every write of the copy is idempotent).
 struct RedisWalk: Codable, Equatable {
+    /// On a Redis Cluster, which primary is being scanned, by slot order (each primary's
+    /// SCAN sees only its own keys); nil is the first, and the one server of a single Redis.
+    var node: Int?
     var scan = "0"
     /// The key in progress; nil: the batch of `scan` from its first key.
     var key: String?
