@@ -116,21 +116,48 @@ store_tls=(env STORE_TLS_CA_FILE="$tls/ca.pem")
 cleanup() {
   stop_ocsp
   [ -f "$redis_dir/redis.pid" ] && kill "$(cat "$redis_dir/redis.pid")" 2>/dev/null || true
+  for pidfile in "$redis_dir"/cluster-*/redis.pid; do [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true; done
   infra/gateway/gateway.sh stop "$out/gateway" 2>/dev/null || true
   [ -z "${slow_pid:-}" ] || kill "$slow_pid" 2>/dev/null || true
   rm -rf "$redis_dir"
 }
 trap cleanup EXIT
 for _ in $(seq 1 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+# A Redis Cluster of three primaries, each with a replica (issue 19): every write waits for
+# its replica (WAIT), as in production.
+# Below the kernel's ephemeral range (32768 and up), so no client connection holds one of
+# the ports (or the cluster bus ports) when the nodes bind them.
+cluster_ports=()
+cluster_base=$(( 12000 + RANDOM % 8000 ))
+for i in 0 1 2 3 4 5; do
+  port=$(( cluster_base + i ))
+  cluster_ports+=("$port")
+  mkdir -p "$redis_dir/cluster-$port"
+  redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$redis_dir/cluster-$port" --daemonize yes \
+    --pidfile "$redis_dir/cluster-$port/redis.pid" --logfile "$redis_dir/cluster-$port/redis.log" --cluster-enabled yes \
+    --cluster-config-file nodes.conf --cluster-port $(( cluster_base + 10 + i )) --cluster-node-timeout 2000 >/dev/null
+done
+for port in "${cluster_ports[@]}"; do
+  for _ in $(seq 1 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+done
+redis-cli --cluster create $(printf '127.0.0.1:%s ' "${cluster_ports[@]}") --cluster-replicas 1 --cluster-yes >/dev/null
+for port in "${cluster_ports[@]}"; do
+  for _ in $(seq 1 200); do redis-cli -p "$port" cluster info 2>/dev/null | grep -q 'cluster_state:ok' && break; sleep 0.05; done
+done
+# Replicas are announced in CLUSTER SLOTS once they have synced.
+for _ in $(seq 1 200); do [ "$(redis-cli -p "${cluster_ports[0]}" cluster slots | grep -c '^127.0.0.1$')" -ge 6 ] && break; sleep 0.1; done
 sqlite_url="sqlite:$out/bench-store.db"
 redis_url="redis://127.0.0.1:$redis_port/0"
 rediss_url="rediss://localhost:$tls_port/1"
+cluster_url="redis://127.0.0.1:${cluster_ports[0]}"
+# Each store as label=STORE_URL; the label is what the lines below print.
+store_label() { case "$1" in "$cluster_url") echo cluster ;; *) echo "${1%%:*}" ;; esac; }
 echo
-echo "== key-value store: operations (one process, $((BATCH * 5)) each) =="
-for url in "$sqlite_url" "$redis_url" "$rediss_url"; do
+echo "== key-value store: operations (one process, $((BATCH * 5)) each; cluster: 3 primaries, a replica each, WAIT per write) =="
+for url in "$sqlite_url" "$redis_url" "$rediss_url" "$cluster_url"; do
   rm -f "$out"/bench-store.db*
   "${store_tls[@]}" "$BIN/store-stress" bench "$url" $((BATCH * 5)) | while read -r line; do
-    printf '  %-8s %-36s %9s /s  %7s us\n' "${url%%:*}" "$(sed -n 's/.*"operation": "\([^"]*\)".*/\1/p' <<<"$line")" \
+    printf '  %-8s %-36s %9s /s  %7s us\n' "$(store_label "$url")" "$(sed -n 's/.*"operation": "\([^"]*\)".*/\1/p' <<<"$line")" \
       "$(field per_second <<<"$line")" "$(field microseconds_each <<<"$line")"
   done
 done
@@ -140,10 +167,10 @@ printf '  %-8s %-36s %9s /s  (the floor: redis-benchmark --tls GET, one connecti
   "$(redis-benchmark -p "$tls_port" --tls --cacert "$tls/ca.pem" -t get -n 20000 -c 1 -q 2>/dev/null | tr '\r' '\n' | awk '/requests per second/ { print $2 }' | tail -1)"
 echo "== key-value store: opening it in a fresh process (median of $RUNS) =="
 "$BIN/store-stress" open "$sqlite_url" >/dev/null
-for url in "$sqlite_url" "$redis_url" "$rediss_url"; do
+for url in "$sqlite_url" "$redis_url" "$rediss_url" "$cluster_url"; do
   opened=$("${store_tls[@]}" "$timer" -n "$RUNS" -w 10 -- "$BIN/store-stress" open "$url")
   bare=$("$timer" -n "$RUNS" -w 10 -x 64 -- "$BIN/store-stress")
-  printf '  %-8s process that opens the store %8s us; the same binary doing nothing %8s us\n' "${url%%:*}" \
+  printf '  %-8s process that opens the store %8s us; the same binary doing nothing %8s us\n' "$(store_label "$url")" \
     "$(field median_us <<<"$opened")" "$(field median_us <<<"$bare")"
 done
 

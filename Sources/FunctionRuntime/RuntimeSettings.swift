@@ -38,7 +38,7 @@ public enum RuntimeSettings {
     /// Secret: a Redis URL may carry a password.
     public static let storeURL = Setting<StoreLocation>(
         "STORE_URL", .optional, secret: true, default: "sqlite:var/storekeeper.db",
-        help: "where state and caches live: sqlite:<path> (default sqlite:var/storekeeper.db), redis://[[user]:password@]host[:port][/db] or rediss://... (the same over TLS 1.2+)"
+        help: "where state and caches live: sqlite:<path> (default sqlite:var/storekeeper.db), redis://[[user]:password@]host[:port][/db] or rediss://... (the same over TLS 1.2+); any node of a Redis Cluster (database 0)"
     ) { text throws(SettingProblem) in try StoreLocation(parsing: text) }
 
     /// The TLS files for a `rediss://` STORE_URL; paths, so no key passes through a value.

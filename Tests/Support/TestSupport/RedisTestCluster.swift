@@ -122,11 +122,22 @@ public final class RedisTestCluster: @unchecked Sendable {
 
     // MARK: - Private
 
+    /// A node on free ports. The cluster bus port is probed free like the main one, and can
+    /// be taken in between the same way (a client connection's local port): then again with
+    /// another.
     private static func startNode(durable: Bool) throws -> RedisTestServer {
-        var arguments = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                         "--cluster-node-timeout", "1000", "--cluster-port", String(try RedisTestServer.freePort())]
-        if durable { arguments += ["--appendonly", "yes", "--appendfsync", "always"] }
-        return try RedisTestServer.start(arguments: arguments)
+        var lastError: any Error = RedisTestServer.Failure("no attempt made")
+        for _ in 0..<3 {
+            var arguments = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                             "--cluster-node-timeout", "1000", "--cluster-port", String(try RedisTestServer.freePort())]
+            if durable { arguments += ["--appendonly", "yes", "--appendfsync", "always"] }
+            do {
+                return try RedisTestServer.start(arguments: arguments)
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError
     }
 
     private func form() throws {
