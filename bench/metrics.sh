@@ -18,3 +18,20 @@ metrics_bench() {
   printf '  one scrape, everything counted: %8s us median  (peak RSS %s KiB)\n' "$(field median_us <<<"$scrape")" \
     "$(field max_rss_kib <<<"$scrape")"
 }
+
+# The dashboard's page (issue 17) with DASHBOARD_CUSTOMERS customers (default 100,000, one
+# event each) counted: its answer costs what the days shown cost, not what the customers do.
+DASHBOARD_CUSTOMERS=${DASHBOARD_CUSTOMERS:-100000}
+
+dashboard_bench() {
+  echo
+  echo "== dashboard: the default page with $DASHBOARD_CUSTOMERS customers in the store (SQLite) =="
+  local url="sqlite:$out/dashboard-store.db" page
+  rm -f "$out"/dashboard-store.db*
+  "$BIN/store-stress" fill-customer-events "$url" "$DASHBOARD_CUSTOMERS" "$DASHBOARD_CUSTOMERS" >/dev/null
+  "$BIN/store-stress" metrics-catch-up "$url" >/dev/null
+  echo '{}' > "$out/dashboard-request.json"
+  page=$(STORE_URL=$url "$timer" -n "$RUNS" -w 5 -i "$out/dashboard-request.json" -- "$BIN/dashboard")
+  printf '  one page, whole process:      %8s us median  (peak RSS %s KiB)\n' "$(field median_us <<<"$page")" \
+    "$(field max_rss_kib <<<"$page")"
+}

@@ -232,6 +232,7 @@ source bench/webhooks.sh
 webhooks_bench
 source bench/metrics.sh
 metrics_bench
+dashboard_bench
 
 # Slow clients (issue "Hardening"): 300 connections trickling a body a byte a second, held
 # while webhook deliveries are timed one after another (curl, a fresh connection each); then
