@@ -181,20 +181,11 @@ struct RedisRouter {
             askedNode = nil
             switch reply.errorCode {
             case "MOVED"?, "ASK"?:
-                guard case .error(let message) = reply,
-                      let redirection = RedisClusterMap.redirection(message, askedHost: target.host) else {
-                    return reply
-                }
-                let (movedSlot, node) = redirection
                 redirections += 1
-                guard redirections <= 16 else {
-                    throw StoreError(.unavailable, "Redis Cluster: redirected \(redirections) times for slot \(movedSlot)")
-                }
-                if reply.errorCode == "MOVED" {
-                    cluster.map.move(slot: movedSlot, to: node)
-                    cluster.isStale = true
-                } else {
-                    askedNode = node
+                switch try Self.follow(reply, from: target, redirections: redirections, &cluster) {
+                case nil: return reply
+                case .moved?: askedNode = nil
+                case .ask(let node)?: askedNode = node
                 }
             case "CLUSTERDOWN"?, "TRYAGAIN"?, "LOADING"?, "MASTERDOWN"?:
                 guard clock.now < giveUp else { return reply }
@@ -206,6 +197,29 @@ struct RedisRouter {
                 return reply
             }
         }
+    }
+
+    private enum Redirection {
+        /// The map was updated: the command goes to the slot's new primary.
+        case moved
+        /// The slot is migrating: ask this node once, after ASKING.
+        case ask(RedisClusterMap.Node)
+    }
+
+    /// What a MOVED or ASK reply says to do; nil when it does not parse (the reply is then
+    /// the caller's answer as it is).
+    private static func follow(_ reply: RedisValue, from target: RedisClusterMap.Node, redirections: Int,
+                               _ cluster: inout Cluster) throws(StoreError) -> Redirection? {
+        guard case .error(let message) = reply,
+              let redirection = RedisClusterMap.redirection(message, askedHost: target.host) else { return nil }
+        let (slot, node) = redirection
+        guard redirections <= 16 else {
+            throw StoreError(.unavailable, "Redis Cluster: redirected \(redirections) times for slot \(slot)")
+        }
+        guard reply.errorCode == "MOVED" else { return .ask(node) }
+        cluster.map.move(slot: slot, to: node)
+        cluster.isStale = true
+        return .moved
     }
 
     /// The connection to `node`, opened (and logged in) when there is none or it broke.
